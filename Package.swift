@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "audiograph",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "AudioGraph", targets: ["AudioGraph"]),
+        .library(name: "AudioGraphTestKit", targets: ["AudioGraphTestKit"]),
+        .executable(name: "audiograph", targets: ["audiograph"]),
+    ],
+    targets: [
+        // C libraries, one systemLibrary target each (see docs/architecture.md).
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr",
+                       providers: [.apt(["libsoxr-dev"])]),
+
+        // Frames, formats, config, graph, runtime. No C.
+        .target(name: "AudioGraphCore", swiftSettings: strict),
+        .target(name: "AudioGraphIO", dependencies: ["AudioGraphCore", "CSndFile"], swiftSettings: strict),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CSampleRate", "CSoxr"],
+                swiftSettings: strict),
+        .target(name: "AudioGraph", dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP"],
+                swiftSettings: strict),
+        .target(name: "AudioGraphTestKit", dependencies: ["AudioGraphCore"], swiftSettings: strict),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph"], swiftSettings: strict),
+
+        .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore", "AudioGraphTestKit"],
+                    swiftSettings: strict),
+        .testTarget(name: "AudioGraphIOTests", dependencies: ["AudioGraphIO", "AudioGraphTestKit"],
+                    resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraphTestKit"],
+                    swiftSettings: strict),
+        .testTarget(name: "AudioGraphCLITests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
+                    swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages audiograph needs to build, test and run its demo and benchmarks.
+# Idempotent: packages already present are left alone. Run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  pkg-config
+  libsndfile1-dev      # file-source / wav-sink
+  libsamplerate0-dev   # resampler engine "libsamplerate"
+  libsoxr-dev          # resampler engine "soxr"
+  sox                  # benchmarks compare against it; tests use it to make fixtures
+  ffmpeg               # benchmarks compare against it
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
