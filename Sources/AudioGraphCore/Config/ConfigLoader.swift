@@ -1,0 +1,195 @@
+import Foundation
+
+/// Reads a config file into a `GraphSpec`: the JSON syntax, the top-level keys, the `session` block, node
+/// entries and link chains. Node parameters are checked later, against their types' declarations, by
+/// `GraphBuilder`.
+public enum ConfigLoader {
+    public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats"]
+    public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage"]
+
+    /// Loads the config at `path`, applying `--set node.param=value` overrides.
+    public static func load(path: String, overrides: [String] = []) throws(GraphError) -> GraphSpec {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw GraphError(.missingInput, at: path, "no such config file")
+        }
+        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw GraphError(.missingInput, at: path, "cannot read the config file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GraphError(.invalidConfig, at: path, "the config file is not UTF-8 text")
+        }
+        let base = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+        return try parse(text, baseDirectory: base, fileName: path, overrides: overrides)
+    }
+
+    /// Parses config text. `fileName` is used in syntax error locations.
+    public static func parse(_ text: String, baseDirectory: String, fileName: String = "config",
+                             overrides: [String] = []) throws(GraphError) -> GraphSpec {
+        var root: JSONValue
+        do {
+            root = try JSONParser.parse(text)
+        } catch {
+            throw GraphError(.invalidConfig, at: "\(fileName):\(error.line):\(error.column)",
+                             "invalid JSON: \(error.message)")
+        }
+        for override in overrides {
+            try apply(override: override, to: &root)
+        }
+        return try decode(root, baseDirectory: baseDirectory)
+    }
+
+    /// Applies one `node.param=value` override. The value is read as JSON when it parses (numbers, booleans),
+    /// else as a string.
+    static func apply(override: String, to root: inout JSONValue) throws(GraphError) {
+        let location = "--set \(override)"
+        guard let equals = override.firstIndex(of: "=") else {
+            throw GraphError(.usage, at: location, "expected node.param=value")
+        }
+        let key = override[..<equals]
+        let rawValue = String(override[override.index(after: equals)...])
+        let pieces = key.split(separator: ".", maxSplits: 1).map(String.init)
+        guard pieces.count == 2, !pieces[0].isEmpty, !pieces[1].isEmpty else {
+            throw GraphError(.usage, at: location, "expected node.param=value (for example rs.sampleRate=8000)")
+        }
+        guard pieces[1] != "type" else {
+            throw GraphError(.usage, at: location, "a node's type cannot be overridden")
+        }
+        let value = (try? JSONParser.parse(rawValue)) ?? .string(rawValue)
+        guard case .object(var top) = root else { return }  // decode reports the real problem
+        if pieces[0] == "session", top["nodes"]?.objectValue?["session"] == nil {
+            var session = top["session"]?.objectValue ?? JSONObject()
+            session[pieces[1]] = value
+            top["session"] = .object(session)
+            root = .object(top)
+            return
+        }
+        guard case .object(var nodes)? = top["nodes"], case .object(var node)? = nodes[pieces[0]] else {
+            let ids = top["nodes"]?.objectValue?.keys ?? []
+            throw GraphError(.usage, at: location,
+                             "there is no node \"\(pieces[0])\"\(Suggestions.hint(for: pieces[0], in: ids))")
+        }
+        node[pieces[1]] = value
+        nodes[pieces[0]] = .object(node)
+        top["nodes"] = .object(nodes)
+        root = .object(top)
+    }
+
+    /// Turns a parsed document into a `GraphSpec`, checking its shape.
+    public static func decode(_ root: JSONValue, baseDirectory: String) throws(GraphError) -> GraphSpec {
+        guard case .object(let top) = root else {
+            throw .config(.root, "the config must be a JSON object, not \(root.typeDescription)")
+        }
+        try rejectUnknownKeys(in: top, allowed: topLevelKeys, at: .root)
+
+        guard let versionValue = top["version"] else {
+            throw .config(.root / "version", "missing; add \"version\": \(GraphSpec.currentVersion)")
+        }
+        guard let version = versionValue.intValue else {
+            throw .config(.root / "version", "expected an integer, got \(versionValue.typeDescription)")
+        }
+        guard version == GraphSpec.currentVersion else {
+            throw .config(.root / "version", "unknown config version \(version); this build reads version \(GraphSpec.currentVersion)")
+        }
+
+        let session = try decodeSession(top["session"])
+        let plugins = try decodeStrings(top["plugins"], at: .root / "plugins")
+        let strictFormats = try decodeBool(top["strictFormats"], at: .root / "strictFormats") ?? false
+
+        guard let nodesValue = top["nodes"] else {
+            throw .config(.root / "nodes", "missing; a graph needs nodes, like \"nodes\": {\"src\": {\"type\": \"file-source\", \"path\": \"in.wav\"}}")
+        }
+        guard case .object(let nodesObject) = nodesValue else {
+            throw .config(.root / "nodes", "expected an object keyed by node id, got \(nodesValue.typeDescription)")
+        }
+        var nodes: [NodeSpec] = []
+        for (id, value) in nodesObject.entries {
+            let path = JSONPath.root / "nodes" / id
+            guard NodeIdentifier.isValid(id) else {
+                throw .config(path, "bad node id \"\(id)\": use letters, digits, '-' and '_'")
+            }
+            guard case .object(var parameters) = value else {
+                throw .config(path, "expected an object with a \"type\", got \(value.typeDescription)")
+            }
+            guard let typeValue = parameters["type"] else {
+                throw .config(path / "type", "missing; every node needs a \"type\" (see `audiograph nodes`)")
+            }
+            guard let type = typeValue.stringValue else {
+                throw .config(path / "type", "expected a string, got \(typeValue.typeDescription)")
+            }
+            parameters["type"] = nil
+            nodes.append(NodeSpec(id: id, type: type, parameters: parameters))
+        }
+
+        var links: [LinkSpec] = []
+        let linkStrings = try decodeStrings(top["links"], at: .root / "links")
+        for (i, text) in linkStrings.enumerated() {
+            links += try LinkSpec.chain(text, path: JSONPath.root.appending("links").appending(index: i))
+        }
+
+        return GraphSpec(version: version, session: session, plugins: plugins, nodes: nodes, links: links,
+                         strictFormats: strictFormats, baseDirectory: baseDirectory)
+    }
+
+    static func decodeSession(_ value: JSONValue?) throws(GraphError) -> SessionSettings {
+        var settings = SessionSettings()
+        guard let value else { return settings }
+        let path = JSONPath.root / "session"
+        guard case .object(let object) = value else {
+            throw .config(path, "expected an object, got \(value.typeDescription)")
+        }
+        try rejectUnknownKeys(in: object, allowed: sessionKeys, at: path)
+        settings.id = try decodeString(object["id"], at: path / "id")
+        settings.room = try decodeString(object["room"], at: path / "room")
+        settings.autoStartTranscription = try decodeBool(object["autoStartTranscription"],
+                                                         at: path / "autoStartTranscription") ?? false
+        settings.captions = try decodeBool(object["captions"], at: path / "captions") ?? false
+        if let language = try decodeString(object["captionLanguage"], at: path / "captionLanguage") {
+            guard SessionSettings.supportedLanguages.contains(language) else {
+                throw .config(path / "captionLanguage", "unsupported language \"\(language)\""
+                    + Suggestions.hint(for: language, in: SessionSettings.supportedLanguages)
+                    + "; supported: " + SessionSettings.supportedLanguages.joined(separator: ", "))
+            }
+            settings.captionLanguage = language
+        }
+        return settings
+    }
+
+    static func rejectUnknownKeys(in object: JSONObject, allowed: [String], at path: JSONPath) throws(GraphError) {
+        for key in object.keys where !allowed.contains(key) {
+            throw .config(path / key, "unknown key\(Suggestions.hint(for: key, in: allowed)); allowed here: "
+                + allowed.joined(separator: ", "))
+        }
+    }
+
+    static func decodeString(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> String? {
+        guard let value, value != .null else { return nil }
+        guard let string = value.stringValue else {
+            throw .config(path, "expected a string, got \(value.typeDescription)")
+        }
+        return string
+    }
+
+    static func decodeBool(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> Bool? {
+        guard let value, value != .null else { return nil }
+        guard let bool = value.boolValue else {
+            throw .config(path, "expected true or false, got \(value.typeDescription)")
+        }
+        return bool
+    }
+
+    static func decodeStrings(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> [String] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value else {
+            throw .config(path, "expected an array of strings, got \(value.typeDescription)")
+        }
+        var strings: [String] = []
+        for (i, item) in items.enumerated() {
+            guard let string = item.stringValue else {
+                throw .config(path.appending(index: i), "expected a string, got \(item.typeDescription)")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+}

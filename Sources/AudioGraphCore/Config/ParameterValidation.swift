@@ -1,0 +1,57 @@
+/// Checks a node's parameters against its type's declaration and fills in defaults.
+public enum ParameterValidation {
+    public static func validate(_ parameters: JSONObject, against descriptor: NodeDescriptor,
+                                at path: JSONPath) throws(GraphError) -> JSONObject {
+        let names = descriptor.parameters.map(\.name)
+        for key in parameters.keys where descriptor.parameter(named: key) == nil {
+            let list = names.isEmpty ? "it takes none" : "it takes " + names.joined(separator: ", ")
+            throw .config(path / key, "unknown parameter for \(descriptor.type)\(Suggestions.hint(for: key, in: names)); \(list)")
+        }
+        var values = JSONObject()
+        for spec in descriptor.parameters {
+            let valuePath = path / spec.name
+            guard let value = parameters[spec.name], value != .null else {
+                if spec.required {
+                    throw .config(valuePath, "missing required parameter of \(descriptor.type) (\(spec.typeDescription): \(spec.doc))")
+                }
+                if let defaultValue = spec.defaultValue { values[spec.name] = defaultValue }
+                continue
+            }
+            values[spec.name] = try check(value, spec, at: valuePath)
+        }
+        return values
+    }
+
+    static func check(_ value: JSONValue, _ spec: ParameterSpec, at path: JSONPath) throws(GraphError) -> JSONValue {
+        func mismatch() -> GraphError {
+            .config(path, "expected \(spec.typeDescription), got \(value.typeDescription)"
+                + (value.stringValue.map { " \"\($0)\"" } ?? ""))
+        }
+        switch spec.kind {
+        case .integer(let range):
+            guard let int = value.intValue else { throw mismatch() }
+            if let range, !range.contains(int) {
+                throw .config(path, "\(int) is out of range; expected \(range.lowerBound)…\(range.upperBound)")
+            }
+        case .number(let range):
+            guard let number = value.doubleValue else { throw mismatch() }
+            if let range, !range.contains(number) {
+                throw .config(path, "\(JSONWriter.format(number: number)) is out of range; expected "
+                    + "\(JSONWriter.format(number: range.lowerBound))…\(JSONWriter.format(number: range.upperBound))")
+            }
+        case .boolean:
+            guard value.boolValue != nil else { throw mismatch() }
+        case .string:
+            guard value.stringValue != nil else { throw mismatch() }
+        case .path:
+            guard let string = value.stringValue, !string.isEmpty else { throw mismatch() }
+        case .choice(let options):
+            guard let string = value.stringValue else { throw mismatch() }
+            guard options.contains(string) else {
+                throw .config(path, "\"\(string)\" is not one of \(options.joined(separator: ", "))"
+                    + Suggestions.hint(for: string, in: options))
+            }
+        }
+        return value
+    }
+}
