@@ -72,8 +72,13 @@ public protocol SourceNode: AudioNode {
 
     /// Frames in the whole stream, when known (file sources), for progress bars.
     var totalFrames: Int64? { get }
+
+    /// A live source (a microphone) cannot wait: when a queued node falls behind, its frames are dropped and
+    /// counted instead of blocking capture.
+    var isLive: Bool { get }
 }
 
 extension SourceNode {
     public var totalFrames: Int64? { nil }
+    public var isLive: Bool { false }
 }

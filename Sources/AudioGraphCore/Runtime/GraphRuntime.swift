@@ -1,0 +1,173 @@
+import Foundation
+import Synchronization
+
+/// Runs a built `Graph`: starts every node, streams frames from the sources through bounded queues to the
+/// sinks, and stops every node at the end, whatever happened.
+///
+/// - Each source runs on a thread of its own; inline nodes run on the thread that feeds them; queued nodes
+///   (recognizers, slow sinks) on a worker thread each, behind a bounded queue, so memory stays flat.
+/// - End of stream flows down the graph: every node `finish`es in order, then passes it on.
+/// - `cancel()` (SIGINT) stops the sources; the rest drains and finalizes, and the summary says `interrupted`.
+/// - A node that throws stops the graph: sources stop, every other node still finishes and stops (files are
+///   finalized), and `run` throws that node's error.
+public final class GraphRuntime: @unchecked Sendable {
+    // Immutable after init except through the lock-protected and atomic members below.
+    private let graph: Graph
+    private let clock: any MediaClock
+    private let options: RunOptions
+    private let cancellation = CancellationFlag()
+    private let firstError = Mutex<GraphError?>(nil)
+    private let interruptedFlag = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+    private var running: [RunningNode] = []
+
+    public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
+        self.graph = graph
+        self.clock = clock
+        self.options = options
+    }
+
+    /// Stops the sources; everything already read drains and every output is finalized. Safe from any thread
+    /// (a signal handler's dispatch source, another task).
+    public func cancel() {
+        interruptedFlag.store(true, ordering: .releasing)
+        cancellation.cancel()
+    }
+
+    /// How far each source has read: frames emitted and, when known, the total.
+    public func progress() -> [SourceProgress] {
+        guard started.load(ordering: .acquiring) else { return [] }
+        return running.compactMap { node in
+            guard let source = node.node.instance as? any SourceNode else { return nil }
+            return SourceProgress(node: node.id, framesProduced: node.framesProduced.load(ordering: .relaxed),
+                                  totalFrames: source.totalFrames, sampleRate: node.node.outputFormat?.sampleRate)
+        }
+    }
+
+    func record(_ error: GraphError) {
+        firstError.withLock { if $0 == nil { $0 = error } }
+        cancellation.cancel()
+    }
+
+    /// Runs the graph to the end on the calling thread (it blocks). Can be called once.
+    ///
+    /// - Parameters:
+    ///   - onEvent: every event any node emits, from the node's thread.
+    ///   - onWarning: problems that did not stop the graph.
+    public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+                    onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
+        precondition(!started.load(ordering: .acquiring), "a GraphRuntime runs once")
+        let startTime = clock.now()
+        let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
+        var byID: [String: RunningNode] = [:]
+        for node in graph.nodes {
+            let feeders = graph.links.filter { $0.to == node.id }.count
+            let running = RunningNode(node: node, feeders: feeders, overflow: live ? .drop : .block, runtime: self)
+            byID[node.id] = running
+            self.running.append(running)
+        }
+        for running in self.running {
+            running.downstream = running.node.descriptor.outputs.indices.map { port in
+                graph.links.filter { $0.from == running.id && $0.fromPort == port }.map { byID[$0.to]! }
+            }
+            running.context = NodeContext(
+                nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
+                clock: clock, options: options, cancellation: cancellation,
+                output: { [unowned running] port, frame in running.send(frame, port: port) },
+                observer: onEvent, diagnostics: onWarning)
+        }
+        started.store(true, ordering: .releasing)
+
+        // Start sinks first so outputs exist before sources open devices.
+        for running in self.running.reversed() {
+            do {
+                try running.node.instance.start(running.context)
+            } catch {
+                stopAll()
+                throw GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+            }
+        }
+
+        let group = DispatchGroup()
+        for running in self.running {
+            let isSource = running.node.instance is any SourceNode
+            guard isSource || running.queue != nil else { continue }
+            group.enter()
+            let thread = Thread {
+                if isSource { running.runSource() } else { running.runWorker() }
+                group.leave()
+            }
+            thread.name = "audiograph.\(running.id)"
+            thread.start()
+        }
+        group.wait()
+        stopAll()
+
+        let drops = self.running.compactMap { node in node.queue.map { (node.id, $0.dropped) } }.filter { $0.1 > 0 }
+        for (id, count) in drops {
+            onWarning("\(id): dropped \(count) frames because it could not keep up with live capture")
+        }
+        if let error = firstError.withLock({ $0 }) { throw error }
+        return RunSummary(
+            interrupted: interruptedFlag.load(ordering: .acquiring),
+            sources: progress(),
+            droppedFrames: Dictionary(uniqueKeysWithValues: drops),
+            wallSeconds: clock.now() - startTime)
+    }
+
+    private func stopAll() {
+        for running in running { running.node.instance.stop() }
+    }
+
+    /// Runs the graph on a thread of its own and delivers its events as an `AsyncSequence`; the stream ends when
+    /// the run does. The run's outcome is awaited with `result`.
+    public func start() -> (events: AsyncStream<Event>, result: Task<RunSummary, any Error>) {
+        let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let outcome = Task<RunSummary, any Error> {
+            try await withCheckedThrowingContinuation { (done: CheckedContinuation<RunSummary, any Error>) in
+                let thread = Thread {
+                    do {
+                        let summary = try self.run(onEvent: { continuation.yield($0) })
+                        continuation.finish()
+                        done.resume(returning: summary)
+                    } catch {
+                        continuation.finish()
+                        done.resume(throwing: error)
+                    }
+                }
+                thread.start()
+            }
+        }
+        return (events, outcome)
+    }
+}
+
+/// How far a source has read.
+public struct SourceProgress: Sendable, Equatable {
+    public let node: String
+    public let framesProduced: Int64
+    public let totalFrames: Int64?
+    public let sampleRate: Int?
+
+    /// 0…1 when the total is known.
+    public var fraction: Double? {
+        guard let totalFrames, totalFrames > 0 else { return nil }
+        return min(1, Double(framesProduced) / Double(totalFrames))
+    }
+
+    /// Seconds of audio read.
+    public var seconds: Double {
+        guard let sampleRate, sampleRate > 0 else { return 0 }
+        return Double(framesProduced) / Double(sampleRate)
+    }
+}
+
+/// What a finished run reports.
+public struct RunSummary: Sendable {
+    /// The run was cancelled (SIGINT); every output was still finalized.
+    public let interrupted: Bool
+    public let sources: [SourceProgress]
+    /// Frames dropped per queued node (live capture only).
+    public let droppedFrames: [String: Int]
+    public let wallSeconds: Double
+}
