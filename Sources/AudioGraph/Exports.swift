@@ -1,1 +1,3 @@
 @_exported import AudioGraphCore
+@_exported import AudioGraphDSP
+@_exported import AudioGraphIO

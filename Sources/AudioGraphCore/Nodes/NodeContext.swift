@@ -16,7 +16,8 @@ public final class NodeContext {
     /// Run-wide settings such as `verbose`.
     public let options: RunOptions
 
-    private let cancellation: CancellationFlag
+    /// The graph's stop flag, for clocks and blocking reads that should wake when the graph stops.
+    public let cancellationFlag: CancellationFlag
     private let output: (Int, Frame) -> Void
     private let observer: (Event) -> Void
     private let diagnostics: (String) -> Void
@@ -34,14 +35,14 @@ public final class NodeContext {
         self.outputFormat = outputFormat
         self.clock = clock
         self.options = options
-        self.cancellation = cancellation
+        self.cancellationFlag = cancellation
         self.output = output
         self.observer = observer
         self.diagnostics = diagnostics
     }
 
     /// True once the graph is stopping (SIGINT, a failure elsewhere): sources return `.finished` promptly.
-    public var isCancelled: Bool { cancellation.isCancelled }
+    public var isCancelled: Bool { cancellationFlag.isCancelled }
 
     /// Sends audio downstream.
     public func emit(_ buffer: AudioBuffer, port: Int = 0) {

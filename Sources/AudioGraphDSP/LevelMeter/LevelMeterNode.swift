@@ -1,0 +1,61 @@
+import AudioGraphCore
+
+/// `level-meter`: passes audio through untouched and, every `intervalMs` of stream time, emits a `level` event
+/// with RMS and peak per channel in dBFS and a 0…1 `level` for meters (see `LevelReading`).
+///
+/// Each event is emitted right after the buffer in which its window ends, stamped with the stream time of the
+/// window's end.
+public final class LevelMeterNode: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "level-meter",
+        summary: "Measures RMS and peak level (dBFS) per channel; passes audio through.",
+        category: .filter,
+        parameters: [
+            ParameterSpec("intervalMs", .integer(range: 10...60_000), default: 100,
+                          doc: "Length of each measuring window, in milliseconds of audio."),
+        ],
+        inputs: [.init(requires: [.audio])],
+        outputs: [.init(produces: [.level], forwardsInput: true)])
+
+    private let intervalMs: Int
+    private var analyzer = LevelAnalyzer(channels: 1, windowFrames: 1)
+    private var measuring = false
+    /// Readings completed inside the current buffer (kept to reuse its storage).
+    private var pending: [(LevelReading, Int64)] = []
+    private var sampleRate = 1
+    private var lastPosition: Int64 = 0
+
+    public init(configuration: NodeConfiguration) throws {
+        intervalMs = configuration.int("intervalMs") ?? 100
+    }
+
+    public func start(_ context: NodeContext) throws {
+        guard let format = context.inputFormat else { return }
+        sampleRate = format.sampleRate
+        let window = max(1, format.sampleRate * intervalMs / 1000)
+        analyzer = LevelAnalyzer(channels: format.channels, windowFrames: window)
+        measuring = true
+        pending.reserveCapacity(8)
+    }
+
+    public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
+        context.emit(buffer)
+        guard measuring else { return }
+        pending.removeAll(keepingCapacity: true)
+        buffer.samples.withUnsafeBufferPointer { samples in
+            analyzer.add(samples) { reading, frame in
+                pending.append((reading, buffer.position + Int64(frame)))
+            }
+        }
+        for (reading, end) in pending {
+            context.emit(.level(reading), at: Double(end) / Double(sampleRate))
+        }
+        lastPosition = buffer.endPosition
+    }
+
+    public func finish(_ context: NodeContext) throws {
+        if measuring, let reading = analyzer.flush() {
+            context.emit(.level(reading), at: Double(lastPosition) / Double(sampleRate))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import AudioGraphCore
+import Foundation
+
+/// `wav-sink`: writes audio to WAV, FLAC or OGG/Vorbis through libsndfile. The header is rewritten about
+/// once a second so that even a killed process leaves a playable file, and the file is closed (finalized) on
+/// end of stream, on SIGINT, and when another node fails.
+public final class WavSinkNode: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "wav-sink",
+        summary: "Writes audio to a WAV, FLAC or OGG/Vorbis file.",
+        category: .sink,
+        parameters: [
+            ParameterSpec("path", .path(.output), required: true,
+                          doc: "The file to write, relative to the config file. Its folder is created if missing."),
+            ParameterSpec("format", .choice(["auto"] + SoundFileContainer.allCases.map(\.rawValue)), default: "auto",
+                          doc: "Container; auto picks it from the file extension (.wav, .flac, .ogg)."),
+            ParameterSpec("sampleFormat", .choice(SoundFileSampleFormat.allCases.map(\.rawValue)), default: "pcm16",
+                          doc: "Sample encoding (float is WAV only; OGG is always Vorbis)."),
+        ],
+        inputs: [.init(requires: [.audio])],
+        outputs: [],
+        acceptedFormats: FormatRequirement(channels: 1...8),
+        execution: .queued(capacity: 64))
+
+    private let path: String
+    private let container: SoundFileContainer
+    private let sampleFormat: SoundFileSampleFormat
+    private let configuration: NodeConfiguration
+    private var writer: SoundFileWriter?
+    private var framesSinceHeaderUpdate = 0
+
+    public init(configuration: NodeConfiguration) throws {
+        self.configuration = configuration
+        path = configuration.path("path")!
+        let format = configuration.string("format") ?? "auto"
+        if format == "auto" {
+            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+            guard let container = SoundFileContainer(pathExtension: ext) else {
+                throw configuration.error("cannot tell the format from the extension \".\(ext)\"; use .wav, .flac or .ogg, or set \"format\"",
+                                          parameter: "path")
+            }
+            self.container = container
+        } else {
+            container = SoundFileContainer(rawValue: format)!
+        }
+        sampleFormat = SoundFileSampleFormat(rawValue: configuration.string("sampleFormat") ?? "pcm16")!
+        if sampleFormat == .float && container != .wav {
+            throw configuration.error("sampleFormat float is only available for WAV", parameter: "sampleFormat")
+        }
+    }
+
+    public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
+
+    public func start(_ context: NodeContext) throws {
+        guard let format = context.inputFormat else { return }
+        try OutputPaths.createParentDirectory(of: path, node: configuration)
+        do {
+            writer = try SoundFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels,
+                                         container: container, sampleFormat: sampleFormat)
+        } catch {
+            throw GraphError(.cannotCreateOutput, at: path, error.message, node: configuration.id)
+        }
+    }
+
+    public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
+        guard let writer else { return }
+        do {
+            try buffer.samples.withUnsafeBufferPointer { samples throws(SoundFileError) in try writer.write(samples) }
+        } catch {
+            throw GraphError(.io, at: path, error.message, node: configuration.id)
+        }
+        framesSinceHeaderUpdate += buffer.frameCount
+        if framesSinceHeaderUpdate >= buffer.format.sampleRate {
+            framesSinceHeaderUpdate = 0
+            writer.updateHeader()
+        }
+    }
+
+    public func handle(_ event: Event, _ context: NodeContext) throws {}
+
+    public func finish(_ context: NodeContext) throws {
+        guard let writer else { return }
+        self.writer = nil
+        do {
+            try writer.close()
+        } catch {
+            throw GraphError(.io, at: path, error.message, node: configuration.id)
+        }
+    }
+
+    public func stop() {
+        try? writer?.close()
+        writer = nil
+    }
+}

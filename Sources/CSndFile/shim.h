@@ -1,0 +1,6 @@
+#ifndef CSndFile_SHIM_H
+#define CSndFile_SHIM_H
+
+#include <sndfile.h>
+
+#endif
