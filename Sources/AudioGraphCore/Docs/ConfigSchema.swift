@@ -1,0 +1,87 @@
+/// The JSON Schema (draft 2020-12) of the config format, generated from the registered node declarations.
+public enum ConfigSchema {
+    public static func make(_ registry: NodeRegistry) -> JSONValue {
+        var nodeVariants: [JSONValue] = []
+        for descriptor in registry.descriptors {
+            var properties = JSONObject([("type", .object(JSONObject([("const", .string(descriptor.type))])))])
+            var required: [JSONValue] = ["type"]
+            for parameter in descriptor.parameters {
+                var schema = parameterSchema(parameter.kind)
+                schema["description"] = .string(parameter.doc)
+                if let value = parameter.defaultValue { schema["default"] = value }
+                properties[parameter.name] = .object(schema)
+                if parameter.required { required.append(.string(parameter.name)) }
+            }
+            nodeVariants.append(.object(JSONObject([
+                ("title", .string(descriptor.type)),
+                ("description", .string(descriptor.summary)),
+                ("type", "object"),
+                ("properties", .object(properties)),
+                ("required", .array(required)),
+                ("additionalProperties", false),
+            ])))
+        }
+        let idPattern = "^[A-Za-z0-9_-]+$"
+        let session = JSONObject([
+            ("type", "object"),
+            ("properties", .object(JSONObject([
+                ("id", .object(JSONObject([("type", "string")]))),
+                ("room", .object(JSONObject([("type", "string")]))),
+                ("autoStartTranscription", .object(JSONObject([("type", "boolean"), ("default", false)]))),
+                ("captions", .object(JSONObject([("type", "boolean"), ("default", false)]))),
+                ("captionLanguage", .object(JSONObject([
+                    ("enum", .array(SessionSettings.supportedLanguages.map { .string($0) })), ("default", "en-US"),
+                ]))),
+            ]))),
+            ("additionalProperties", false),
+        ])
+        return .object(JSONObject([
+            ("$schema", "https://json-schema.org/draft/2020-12/schema"),
+            ("title", "audiograph pipeline"),
+            ("type", "object"),
+            ("properties", .object(JSONObject([
+                ("version", .object(JSONObject([("const", .number(Double(GraphSpec.currentVersion)))]))),
+                ("session", .object(session)),
+                ("plugins", .object(JSONObject([("type", "array"), ("items", .object(JSONObject([("type", "string")])))]))),
+                ("nodes", .object(JSONObject([
+                    ("type", "object"),
+                    ("propertyNames", .object(JSONObject([("pattern", .string(idPattern))]))),
+                    ("additionalProperties", .object(JSONObject([("oneOf", .array(nodeVariants))]))),
+                ]))),
+                ("links", .object(JSONObject([
+                    ("type", "array"),
+                    ("items", .object(JSONObject([
+                        ("type", "string"),
+                        ("pattern", "^\\s*[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)?(\\s*->\\s*[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)?)+\\s*$"),
+                    ]))),
+                ]))),
+                ("strictFormats", .object(JSONObject([("type", "boolean"), ("default", false)]))),
+            ]))),
+            ("required", ["version", "nodes", "links"]),
+            ("additionalProperties", false),
+        ]))
+    }
+
+    static func parameterSchema(_ kind: ParameterSpec.Kind) -> JSONObject {
+        switch kind {
+        case .integer(let range):
+            var schema = JSONObject([("type", "integer")])
+            if let range {
+                schema["minimum"] = .number(Double(range.lowerBound))
+                schema["maximum"] = .number(Double(range.upperBound))
+            }
+            return schema
+        case .number(let range):
+            var schema = JSONObject([("type", "number")])
+            if let range {
+                schema["minimum"] = .number(range.lowerBound)
+                schema["maximum"] = .number(range.upperBound)
+            }
+            return schema
+        case .boolean: return JSONObject([("type", "boolean")])
+        case .string: return JSONObject([("type", "string")])
+        case .path: return JSONObject([("type", "string"), ("minLength", 1)])
+        case .choice(let options): return JSONObject([("enum", .array(options.map { .string($0) }))])
+        }
+    }
+}

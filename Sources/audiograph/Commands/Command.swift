@@ -1,0 +1,83 @@
+import AudioGraph
+
+/// One subcommand: its name, help text and what it does. Commands are values, like swift-argument-parser's.
+protocol Command {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var usage: String { get }
+    static var help: String { get }
+    /// Runs the command and returns the exit status. Throws `GraphError` for failures that exit with its code.
+    static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32
+}
+
+enum CLI {
+    static let version = "0.1.0"
+
+    static var commands: [any Command.Type] { [
+        RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self,
+    ] }
+
+    static var overview: String {
+        var lines = [
+            "audiograph \(version): build audio pipelines from a JSON file and run them.",
+            "",
+            "USAGE: audiograph <command> [options]",
+            "",
+            "COMMANDS:",
+        ]
+        for command in commands {
+            lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract)
+        }
+        lines += [
+            "",
+            "OPTIONS:",
+            "  --help      Show help (also: audiograph <command> --help)",
+            "  --version   Show the version",
+            "",
+            "EXIT CODES: 0 ok, 64 usage, 65 bad config or data, 66 missing input, 69 unavailable,",
+            "  70 a node failed, 73 cannot create output, 74 I/O error, 130 interrupted (outputs finalized).",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Dispatches `arguments` (without the program name) and returns the exit status.
+    static func main(_ arguments: [String], registry: NodeRegistry = .builtins) -> Int32 {
+        guard let first = arguments.first else {
+            printError(overview)
+            return GraphError.Code.usage.exitCode
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            if first == "help", arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+                printOut(command.help)
+            } else {
+                printOut(overview)
+            }
+            return 0
+        }
+        if first == "--version" {
+            printOut("audiograph \(version)")
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            report(GraphError(.usage, at: first, "unknown command" + Suggestions.hint(for: first, in: commands.map { $0.name })
+                + "; commands: " + commands.map { $0.name }.joined(separator: ", ")))
+            return GraphError.Code.usage.exitCode
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            printOut(command.help)
+            return 0
+        }
+        do {
+            return try command.run(rest, registry: registry)
+        } catch {
+            report(error)
+            return error.code.exitCode
+        }
+    }
+
+    /// `audiograph: <where>: <what>` on stderr.
+    static func report(_ error: GraphError) {
+        printError("audiograph: \(error)")
+    }
+}

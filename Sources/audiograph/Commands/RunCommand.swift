@@ -1,0 +1,111 @@
+import AudioGraph
+import Dispatch
+import Foundation
+import Synchronization
+
+struct RunCommand: Command {
+    static let name = "run"
+    static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
+    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--dot FILE] [--quiet] [--verbose]"
+    static let help = """
+        \(abstract).
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable. VALUE is read as
+                                  JSON when it parses (8000, true), else as a string.
+          --events jsonl          Print every event to stdout as one JSON object per line.
+          --dot FILE              Write the resolved graph as Graphviz dot to FILE.
+          --quiet                 No progress bar, notes or summary on stderr.
+          --verbose               Let libraries print their own logs.
+
+        On a terminal, stderr shows a progress bar for file sources and the latest level.
+        Ctrl-C stops the sources, finalizes every output and exits 130.
+        """
+
+    static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
+        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot"],
+                                 flags: ["--quiet", "--verbose"])
+        let config = try args.requirePositionals(["config"])[0]
+        let eventsFormat = args.value("--events")
+        if let eventsFormat, eventsFormat != "jsonl" {
+            throw GraphError(.usage, at: "--events", "unknown format \"\(eventsFormat)\"; the format is jsonl")
+        }
+        let quiet = args.flag("--quiet")
+        let jsonl = eventsFormat == "jsonl"
+
+        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry)
+        if let dotPath = args.value("--dot") {
+            try DotWriter.write(graph, to: dotPath)
+        }
+        if !quiet {
+            for note in graph.notes { printError("audiograph: note: \(note)") }
+        }
+
+        let runtime = GraphRuntime(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
+        let interrupts = InterruptHandler { runtime.cancel() }
+        let display = ProgressDisplay(runtime: runtime, enabled: !quiet && Console.stderrIsTerminal)
+        defer { _ = interrupts }
+
+        display.start()
+        let summary: RunSummary
+        do {
+            summary = try runtime.run(
+                onEvent: { event in
+                    if jsonl { printOut(JSONWriter.compact(.object(event.json))) }
+                    display.observe(event)
+                },
+                onWarning: { message in
+                    display.clear()
+                    printError("audiograph: warning: \(message)")
+                })
+        } catch {
+            display.stop()
+            if jsonl {
+                let object = JSONObject([("type", "error"), ("node", .string(error.nodeID ?? "")),
+                                         ("message", .string(error.description))])
+                printOut(JSONWriter.compact(.object(object)))
+            }
+            throw error
+        }
+        display.stop()
+        if !quiet {
+            let audio = summary.sources.map(\.seconds).max() ?? 0
+            let speed = summary.wallSeconds > 0 ? audio / summary.wallSeconds : 0
+            printError(String(format: "audiograph: %@ %.1f s of audio in %.2f s (%.0fx real time)",
+                              summary.interrupted ? "interrupted after" : "done:", audio, summary.wallSeconds, speed))
+        }
+        return summary.interrupted ? GraphError.Code.interrupted.exitCode : 0
+    }
+}
+
+/// First SIGINT/SIGTERM: stop gracefully (outputs are finalized). Second: exit 130 at once.
+/// `@unchecked Sendable`: the dispatch sources are set up in `init` and only cancelled in `deinit`.
+final class InterruptHandler: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(onInterrupt: @escaping @Sendable () -> Void) {
+        let count = Atomic<Int>(0)
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                if count.add(1, ordering: .relaxed).newValue == 1 {
+                    printError("\naudiograph: stopping: finalizing outputs (press Ctrl-C again to quit at once)")
+                    onInterrupt()
+                } else {
+                    exit(130)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,72 @@
+import AudioGraph
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The terminal status line on stderr: progress of file sources and the latest level, redrawn 10 times a
+/// second. Does nothing when stderr is not a terminal.
+/// `@unchecked Sendable`: `timer` is a dispatch source (thread-safe); the rest is atomic or behind a mutex.
+final class ProgressDisplay: @unchecked Sendable {
+    private let runtime: GraphRuntime
+    private let enabled: Bool
+    private let level = Mutex<Double?>(nil)
+    private let drawn = Atomic<Bool>(false)
+    private let timer: any DispatchSourceTimer
+
+    init(runtime: GraphRuntime, enabled: Bool) {
+        self.runtime = runtime
+        self.enabled = enabled
+        timer = DispatchSource.makeTimerSource(queue: .global())
+    }
+
+    func start() {
+        guard enabled else { return }
+        timer.schedule(deadline: .now() + 0.1, repeating: 0.1)
+        timer.setEventHandler { [self] in draw() }
+        timer.resume()
+    }
+
+    func observe(_ event: Event) {
+        guard enabled, case .level(let reading) = event.payload else { return }
+        level.withLock { $0 = reading.level }
+    }
+
+    func stop() {
+        guard enabled else { return }
+        timer.cancel()
+        clear()
+    }
+
+    func clear() {
+        guard enabled, drawn.exchange(false, ordering: .relaxed) else { return }
+        Console.writeError("\r\u{1B}[2K")
+    }
+
+    private func draw() {
+        var parts: [String] = []
+        for source in runtime.progress() {
+            if let fraction = source.fraction {
+                let width = 30
+                let filled = Int(fraction * Double(width))
+                let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+                let total = source.totalFrames.map { Double($0) / Double(source.sampleRate ?? 1) } ?? 0
+                parts.append("\(source.node) [\(bar)] \(Int(fraction * 100))% \(Self.clock(source.seconds))/\(Self.clock(total))")
+            } else {
+                parts.append("\(source.node) \(Self.clock(source.seconds))")
+            }
+        }
+        if let level = level.withLock({ $0 }) {
+            let width = 20
+            let filled = Int(level * Double(width))
+            parts.append("level [" + String(repeating: "|", count: filled) + String(repeating: " ", count: width - filled) + "]")
+        }
+        guard !parts.isEmpty else { return }
+        drawn.store(true, ordering: .relaxed)
+        Console.writeError("\r\u{1B}[2K" + parts.joined(separator: "  "))
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        return String(format: "%02d:%02d", total / 60, total % 60)
+    }
+}
