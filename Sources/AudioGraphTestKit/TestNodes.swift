@@ -1,0 +1,111 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// `test-tone`: a source that emits a sine for `seconds` in blocks of `blockFrames`. Deterministic; for graph
+/// and runtime tests that need no files.
+public final class ToneSourceNode: SourceNode {
+    public static let descriptor = NodeDescriptor(
+        type: "test-tone",
+        summary: "Test source: a sine tone.",
+        category: .source,
+        parameters: [
+            ParameterSpec("sampleRate", .integer(range: 1000...384_000), default: 16000, doc: "Sample rate in Hz."),
+            ParameterSpec("channels", .integer(range: 1...8), default: 1, doc: "Channels."),
+            ParameterSpec("seconds", .number(range: 0...86_400), default: 1, doc: "Length."),
+            ParameterSpec("frequency", .number(range: 1...20_000), default: 440, doc: "Tone frequency in Hz."),
+            ParameterSpec("blockFrames", .integer(range: 1...65536), default: 1024, doc: "Frames per buffer."),
+            ParameterSpec("endless", .boolean, default: false, doc: "Never end (until cancelled)."),
+        ],
+        inputs: [],
+        outputs: [.init(produces: [.audio], forwardsInput: false)])
+
+    public let format: AudioFormat
+    private let total: Int64
+    private let blockFrames: Int
+    private let frequency: Double
+    private let endless: Bool
+    private var position: Int64 = 0
+
+    public init(configuration: NodeConfiguration) throws {
+        format = AudioFormat(sampleRate: configuration.int("sampleRate") ?? 16000, channels: configuration.int("channels") ?? 1)
+        total = Int64(((configuration.double("seconds") ?? 1) * Double(format.sampleRate)).rounded())
+        blockFrames = configuration.int("blockFrames") ?? 1024
+        frequency = configuration.double("frequency") ?? 440
+        endless = configuration.bool("endless") ?? false
+    }
+
+    public var totalFrames: Int64? { endless ? nil : total }
+
+    public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { format }
+
+    public func produce(_ context: NodeContext) throws -> SourceStatus {
+        let frames = endless ? blockFrames : Int(min(Int64(blockFrames), total - position))
+        if frames <= 0 { return .finished }
+        var samples = [Float](repeating: 0, count: frames * format.channels)
+        for i in 0..<frames {
+            let t = Double(position + Int64(i)) / Double(format.sampleRate)
+            let value = Float(0.5 * sin(2 * Double.pi * frequency * t))
+            for c in 0..<format.channels { samples[i * format.channels + c] = value }
+        }
+        context.emit(AudioBuffer(format: format, samples: samples, position: position))
+        position += Int64(frames)
+        return .more
+    }
+}
+
+/// `test-recorder`: a sink that keeps every frame it receives and the lifecycle calls it saw, readable from
+/// any thread after (or during) a run.
+public final class RecordingSinkNode: AudioNode, @unchecked Sendable {
+    public static let descriptor = NodeDescriptor(
+        type: "test-recorder",
+        summary: "Test sink: records every frame.",
+        category: .sink,
+        parameters: [
+            ParameterSpec("sampleRates", .string, doc: "Accepted sample rates, comma-separated (default any)."),
+            ParameterSpec("channels", .integer(range: 1...8), doc: "The only channel count accepted (default any)."),
+        ],
+        inputs: [.init(requires: [.audio])],
+        outputs: [])
+
+    /// What the recorder saw, in order.
+    public enum Record: Sendable {
+        case start(AudioFormat?)
+        case frame(Frame)
+        case finish
+        case stop
+    }
+
+    // `@unchecked Sendable`: all state is behind this mutex.
+    private let state = Mutex<[Record]>([])
+    private let accepted: FormatRequirement
+
+    public init(configuration: NodeConfiguration) throws {
+        let rates = configuration.string("sampleRates")?.split(separator: ",").compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        accepted = FormatRequirement(sampleRates: rates, channels: configuration.int("channels").map { $0...$0 })
+    }
+
+    public var acceptedFormats: FormatRequirement { accepted }
+    public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
+
+    public var records: [Record] { state.withLock { $0 } }
+
+    public var frames: [Frame] {
+        records.compactMap { if case .frame(let f) = $0 { return f } else { return nil } }
+    }
+
+    public var buffers: [AudioBuffer] { frames.compactMap(\.audioBuffer) }
+    public var events: [Event] { frames.compactMap(\.event) }
+    public var samples: [Float] { buffers.flatMap(\.samples) }
+    public var finished: Bool { records.contains { if case .finish = $0 { return true } else { return false } } }
+    public var stopped: Bool { records.contains { if case .stop = $0 { return true } else { return false } } }
+
+    public func start(_ context: NodeContext) throws { state.withLock { $0.append(.start(context.inputFormat)) } }
+    public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws { state.withLock { $0.append(.frame(.audio(buffer))) } }
+    public func handle(_ event: Event, _ context: NodeContext) throws { state.withLock { $0.append(.frame(.event(event))) } }
+    public func handle(_ command: ControlCommand, _ context: NodeContext) throws { state.withLock { $0.append(.frame(.control(command))) } }
+    public func finish(_ context: NodeContext) throws { state.withLock { $0.append(.finish) } }
+    public func stop() { state.withLock { $0.append(.stop) } }
+}
