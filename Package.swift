@@ -38,6 +38,8 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraphTestKit"],
                     swiftSettings: strict),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
+                    swiftSettings: strict),
         .testTarget(name: "AudioGraphCLITests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),
     ]

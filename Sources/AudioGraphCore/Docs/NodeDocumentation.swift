@@ -32,6 +32,7 @@ public enum NodeDocumentation {
             lines.append("  \(port.name): makes \(kinds(port.produces))" + (port.forwardsInput ? ", passes its input on" : ""))
         }
         switch descriptor.execution {
+        case .inline where descriptor.category == .source: lines.append("RUNS: on a thread of its own")
         case .inline: lines.append("RUNS: inline, on the thread that feeds it")
         case .queued(let capacity): lines.append("RUNS: on its own thread behind a queue of \(capacity) frames")
         }
@@ -56,6 +57,7 @@ public enum NodeDocumentation {
                 out += "- output `\(port.name)`: makes \(kinds(port.produces))" + (port.forwardsInput ? ", passes its input on" : "") + "\n"
             }
             switch descriptor.execution {
+            case .inline where descriptor.category == .source: out += "- runs on a thread of its own\n"
             case .inline: out += "- runs inline on the thread that feeds it\n"
             case .queued(let capacity): out += "- runs on its own thread behind a queue of \(capacity) frames\n"
             }

@@ -8,7 +8,8 @@ import AudioGraphCore
 public final class LevelMeterNode: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "level-meter",
-        summary: "Measures RMS and peak level (dBFS) per channel; passes audio through.",
+        summary: "Measures RMS and peak level (dBFS) per channel; passes audio through. Its 0…1 `level` is the "
+            + "loudest channel's RMS mapped linearly from -60 dBFS (0) to 0 dBFS (1); a full-scale sine reads -3.01 dBFS RMS.",
         category: .filter,
         parameters: [
             ParameterSpec("intervalMs", .integer(range: 10...60_000), default: 100,

@@ -1,0 +1,80 @@
+import AudioGraph
+import AudioGraphTestKit
+import Foundation
+import Testing
+
+/// The repository root (the folder holding Package.swift).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Every example config runs, with its outputs sent to a temporary folder.
+@Suite struct ExamplesTests {
+    static let examples: [String] = {
+        let folder = packageRoot.appendingPathComponent("examples")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted()
+    }()
+
+    @Test func thereAreExamples() {
+        #expect(!Self.examples.isEmpty)
+    }
+
+    @Test(arguments: examples)
+    func exampleRuns(name: String) throws {
+        let path = packageRoot.appendingPathComponent("examples/\(name)").path
+        var spec = try ConfigLoader.load(path: path)
+        let registry = NodeRegistry.builtins
+        let outputFolder = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: outputFolder) }
+        var outputs: [String] = []
+        for index in spec.nodes.indices {
+            let descriptor = try #require(registry.entry(for: spec.nodes[index].type)).descriptor
+            for parameter in descriptor.parameters where parameter.kind == .path(.output) {
+                guard let original = spec.nodes[index].parameters[parameter.name]?.stringValue else { continue }
+                let redirected = outputFolder.appendingPathComponent(spec.nodes[index].id + "-" + URL(fileURLWithPath: original).lastPathComponent).path
+                spec.nodes[index].parameters[parameter.name] = .string(redirected)
+                outputs.append(redirected)
+            }
+        }
+        // Realtime pacing would make the test as slow as the audio: run examples flat out.
+        for index in spec.nodes.indices where spec.nodes[index].parameters["realtime"] != nil {
+            spec.nodes[index].parameters["realtime"] = false
+        }
+        let graph = try GraphBuilder(registry: registry).build(spec)
+        let summary = try GraphRuntime(graph: graph).run()
+        #expect(!summary.interrupted)
+        #expect(summary.sources.allSatisfy { $0.framesProduced > 0 })
+        for output in outputs {
+            let size = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+            #expect(size > 1000, "\(output) was written")
+        }
+    }
+}
+
+/// docs/nodes.md is generated from the node declarations; this fails when it is stale.
+@Suite struct GeneratedDocsTests {
+    @Test func nodeReferenceIsCurrent() throws {
+        let file = packageRoot.appendingPathComponent("docs/nodes.md")
+        let current = try String(contentsOf: file, encoding: .utf8)
+        #expect(current == NodeDocumentation.markdown(.builtins),
+                "docs/nodes.md is stale: run `swift run audiograph docs nodes > docs/nodes.md`")
+    }
+
+    @Test func everyBuiltinIsDocumentedWithItsParameters() {
+        let markdown = NodeDocumentation.markdown(.builtins)
+        for descriptor in NodeRegistry.builtins.descriptors {
+            #expect(markdown.contains("## `\(descriptor.type)`"))
+            for parameter in descriptor.parameters {
+                #expect(markdown.contains("| `\(parameter.name)` |"))
+            }
+        }
+    }
+
+    @Test func schemaDescribesEveryBuiltin() throws {
+        let schema = JSONWriter.compact(ConfigSchema.make(.builtins))
+        for type in NodeRegistry.builtins.typeNames {
+            #expect(schema.contains("{\"const\":\"\(type)\"}"))
+        }
+        #expect(try JSONParser.parse(schema).objectValue?["$schema"] != nil)
+    }
+}
