@@ -40,7 +40,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),
-        .testTarget(name: "AudioGraphCLITests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
+        .testTarget(name: "AudioGraphCLITests", dependencies: ["audiograph", "AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),
     ]
 )

@@ -120,14 +120,19 @@ public final class NodeHarness<Node: AudioNode> {
 }
 
 extension NodeHarness where Node: SourceNode {
+    /// Calls `produce` once; what it emitted is in `output` at once.
+    @discardableResult
+    public func produce() throws -> SourceStatus {
+        defer { collect() }
+        return try node.produce(context)
+    }
+
     /// Calls `produce` until the source finishes (at most `limit` times), then `finish`.
     public func runToEnd(limit: Int = 10_000_000) throws {
         var calls = 0
         while calls < limit {
             calls += 1
-            let status = try node.produce(context)
-            collect()
-            if status == .finished { break }
+            if try produce() == .finished { break }
         }
         try finish()
     }

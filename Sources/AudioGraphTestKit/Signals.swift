@@ -29,7 +29,7 @@ public enum Signals {
             state ^= state << 13
             state ^= state >> 7
             state ^= state << 17
-            return amplitude * (Float(state >> 40) / Float(1 << 23) * 2 - 1)
+            return amplitude * (Float(state >> 40) / Float(1 << 24) * 2 - 1)
         }
     }
 

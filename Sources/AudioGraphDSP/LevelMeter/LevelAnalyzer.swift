@@ -29,7 +29,9 @@ public struct LevelAnalyzer {
         while frame < frames {
             let take = min(windowFrames - framesInWindow, frames - frame)
             for c in 0..<channels {
-                var sum = 0.0
+                // Accumulate onto the running sum (not a per-call subtotal) so the rounding, and so the reading,
+                // does not depend on how the samples were split into buffers.
+                var sum = sumSquares[c]
                 var peak = peaks[c]
                 var index = frame * channels + c
                 for _ in 0..<take {
@@ -38,7 +40,7 @@ public struct LevelAnalyzer {
                     peak = max(peak, abs(value))
                     index += channels
                 }
-                sumSquares[c] += sum
+                sumSquares[c] = sum
                 peaks[c] = peak
             }
             frame += take

@@ -124,6 +124,9 @@ public final class SoundFileWriter {
     /// process killed later still leaves a readable file. Cheap enough to call once a second.
     /// No effect on containers without a length header, or after close.
     public func updateHeader() {
+        // OGG has no length header: libsndfile's SFC_UPDATE_HEADER_NOW writes the Vorbis header packets
+        // again mid-stream, which leaves a file libsndfile cannot open.
+        guard container != .ogg else { return }
         if let handle { sf_command(handle, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
     }
 

@@ -36,7 +36,8 @@ public final class WavSinkNode: AudioNode {
         if format == "auto" {
             let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
             guard let container = SoundFileContainer(pathExtension: ext) else {
-                throw configuration.error("cannot tell the format from the extension \".\(ext)\"; use .wav, .flac or .ogg, or set \"format\"",
+                let what = ext.isEmpty ? "the file name has no extension" : "unknown extension \".\(ext)\""
+                throw configuration.error("cannot tell the format: \(what); use .wav, .flac or .ogg, or set \"format\"",
                                           parameter: "path")
             }
             self.container = container

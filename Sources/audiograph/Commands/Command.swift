@@ -47,7 +47,11 @@ enum CLI {
             return GraphError.Code.usage.exitCode
         }
         if first == "--help" || first == "-h" || first == "help" {
-            if first == "help", arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+            if first == "help", arguments.count > 1 {
+                guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+                    report(unknownCommand(arguments[1]))
+                    return GraphError.Code.usage.exitCode
+                }
                 printOut(command.help)
             } else {
                 printOut(overview)
@@ -59,8 +63,7 @@ enum CLI {
             return 0
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            report(GraphError(.usage, at: first, "unknown command" + Suggestions.hint(for: first, in: commands.map { $0.name })
-                + "; commands: " + commands.map { $0.name }.joined(separator: ", ")))
+            report(unknownCommand(first))
             return GraphError.Code.usage.exitCode
         }
         let rest = Array(arguments.dropFirst())
@@ -74,6 +77,11 @@ enum CLI {
             report(error)
             return error.code.exitCode
         }
+    }
+
+    static func unknownCommand(_ name: String) -> GraphError {
+        GraphError(.usage, at: name, "unknown command" + Suggestions.hint(for: name, in: commands.map { $0.name })
+            + "; commands: " + commands.map { $0.name }.joined(separator: ", "))
     }
 
     /// `audiograph: <where>: <what>` on stderr.

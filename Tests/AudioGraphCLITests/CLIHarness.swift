@@ -1,0 +1,322 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the real `audiograph` binary (and sox) as child processes for the CLI tests.
+///
+/// stdout and stderr go to files in the test's temp folder, so a chatty child can never block on a full pipe.
+/// Every process gets a watchdog: past `timeout` it is killed with SIGKILL and the test records a failure
+/// instead of hanging.
+enum Harness {
+    /// The most a single child process may take before it is killed.
+    static let timeout: Double = 60
+
+    /// The built `audiograph` executable: `AUDIOGRAPH_BINARY` when set, else the one in the build products
+    /// folder that holds the test bundle (`swift build --build-tests` builds both there).
+    static func binary() throws -> URL {
+        if let override = ProcessInfo.processInfo.environment["AUDIOGRAPH_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        var candidates: [URL] = []
+        // On Linux the test bundle is an executable (…/debug/audiographPackageTests.xctest) and Bundle.main
+        // is the products folder itself; on macOS the .xctest is a bundle inside the products folder.
+        let bundle = Bundle.main.bundleURL
+        candidates.append(bundle.appendingPathComponent("audiograph"))
+        candidates.append(bundle.deletingLastPathComponent().appendingPathComponent("audiograph"))
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("audiograph"))
+        }
+        if let executable = CommandLine.arguments.first {
+            let url = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+            candidates.append(url.deletingLastPathComponent().appendingPathComponent("audiograph"))
+        }
+        // Last resort: the package's default build folder.
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/audiograph"))
+        for candidate in candidates {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+        }
+        throw HarnessError("cannot find the audiograph binary; looked at "
+            + candidates.map(\.path).joined(separator: ", ") + "; set AUDIOGRAPH_BINARY")
+    }
+
+    /// Runs `audiograph` with `arguments` in `directory` and waits for it to exit.
+    static func audiograph(_ arguments: [String], in directory: TempDirectory,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+        try await run(binary(), arguments, in: directory, sourceLocation: sourceLocation)
+    }
+
+    /// Runs `audiograph` under `/bin/sh` after `prelude` (for example `ulimit -f 8`).
+    static func audiograph(_ arguments: [String], in directory: TempDirectory, shellPrelude prelude: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+        let script = prelude + "; exec \"$0\" \"$@\""
+        return try await run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, try binary().path] + arguments,
+                             in: directory, sourceLocation: sourceLocation)
+    }
+
+    /// Runs `executable` with `arguments` in `directory` and waits for it to exit.
+    static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
+        let name = UUID().uuidString
+        let outURL = directory.url.appendingPathComponent(".\(name).stdout")
+        let errURL = directory.url.appendingPathComponent(".\(name).stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory.url
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        let exit = try await runToExit(process)
+        try out.close()
+        try err.close()
+
+        let result = CLIResult(arguments: arguments, status: exit.status, signalled: exit.signalled,
+                               timedOut: exit.timedOut,
+                               stdout: try String(contentsOf: outURL, encoding: .utf8),
+                               stderr: try String(contentsOf: errURL, encoding: .utf8))
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+        if result.timedOut {
+            Issue.record("\(executable.lastPathComponent) \(arguments) did not exit within \(Int(timeout)) s; killed",
+                         sourceLocation: sourceLocation)
+        }
+        return result
+    }
+
+    struct Exit: Sendable {
+        var status: Int32
+        var signalled: Bool
+        var timedOut: Bool
+    }
+
+    /// Starts `process` and waits for it without blocking a concurrency thread: Foundation calls the
+    /// termination handler on a thread of its own. A watchdog kills the process after `timeout`.
+    static func runToExit(_ process: Process, onStart: (@Sendable () -> Void)? = nil) async throws -> Exit {
+        let state = Mutex<(exited: Bool, timedOut: Bool)>((false, false))
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Exit, any Error>) in
+            process.terminationHandler = { finished in
+                let timedOut = state.withLock { state in
+                    state.exited = true
+                    return state.timedOut
+                }
+                continuation.resume(returning: Exit(status: finished.terminationStatus,
+                                                    signalled: finished.terminationReason == .uncaughtSignal,
+                                                    timedOut: timedOut))
+            }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+                return
+            }
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                let overdue = state.withLock { state in
+                    if state.exited { return false }
+                    state.timedOut = true
+                    return true
+                }
+                if overdue { _ = kill(pid, SIGKILL) }
+            }
+            onStart?()
+        }
+    }
+
+    // MARK: Audio fixtures
+
+    /// Writes a sine WAV with sox: `sox -n -r RATE -c CHANNELS NAME synth SECONDS sine 440 vol 0.5`.
+    @discardableResult
+    static func makeWAV(_ name: String, in directory: TempDirectory, sampleRate: Int = 44100, channels: Int = 2,
+                        seconds: Double = 1) async throws -> URL {
+        let result = try await run(URL(fileURLWithPath: "/usr/bin/env"),
+                                   ["sox", "-n", "-r", "\(sampleRate)", "-c", "\(channels)", name,
+                                    "synth", "\(seconds)", "sine", "440", "vol", "0.5"], in: directory)
+        guard result.status == 0 else { throw HarnessError("sox failed: \(result.stderr)") }
+        return directory.url.appendingPathComponent(name)
+    }
+
+    /// `soxi -D`, `-r` or `-c` of a file, as a number.
+    static func soxi(_ flag: String, _ path: String, in directory: TempDirectory) async throws -> Double {
+        let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["soxi", flag, path], in: directory)
+        guard result.status == 0, let value = Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("soxi \(flag) \(path) failed (\(result.status)): \(result.stderr)")
+        }
+        return value
+    }
+}
+
+/// Foundation's `Process` is not `Sendable`; this carries one into the task that waits for it.
+final class ProcessBox: @unchecked Sendable {
+    let process: Process
+    init(_ process: Process) { self.process = process }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What a child process did.
+struct CLIResult: Sendable, CustomStringConvertible {
+    var arguments: [String]
+    var status: Int32
+    var signalled: Bool
+    var timedOut: Bool
+    var stdout: String
+    var stderr: String
+
+    var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+    var description: String {
+        "audiograph \(arguments.joined(separator: " ")) -> \(signalled ? "signal" : "exit") \(status)\n"
+            + "stdout:\n\(stdout)\nstderr:\n\(stderr)"
+    }
+}
+
+/// A fresh folder per test, removed when the value goes away.
+final class TempDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("audiograph-cli-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    var path: String { url.path }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    /// Writes `text` to `name` and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(contentsOfFile: path(name), encoding: .utf8)
+    }
+}
+
+/// Parses one line of `--events jsonl` output.
+func parseJSONObject(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) -> [String: Any]? {
+    guard let data = line.data(using: .utf8),
+          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        Issue.record("not a JSON object: \(line)", sourceLocation: sourceLocation)
+        return nil
+    }
+    return object
+}
+
+/// Checks the error conventions: the exit status, nothing on stdout, and one `audiograph: <where>: <what>`
+/// line on stderr starting with `location`.
+/// A nil `location` expects `audiograph: <what>` (errors with no place, like a missing argument).
+func expectError(_ result: CLIResult, exit status: Int32, at location: String?,
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+    #expect(!result.signalled, "\(result)", sourceLocation: sourceLocation)
+    #expect(result.stdout.isEmpty, "errors must leave stdout empty\n\(result)", sourceLocation: sourceLocation)
+    let prefix = location.map { "audiograph: \($0): " } ?? "audiograph: "
+    #expect(result.stderrLines.contains { $0.hasPrefix(prefix) && $0.count > prefix.count },
+            "stderr should have a line \"\(prefix)<what>\"\n\(result)", sourceLocation: sourceLocation)
+}
+
+/// Reads a pipe on a thread of its own, so a test can wait for the first complete line a child prints and
+/// later collect all of it. The caller keeps the `Pipe` alive until `all()` returns.
+final class PipeReader: Sendable {
+    private struct State {
+        var data = Data()
+        var finished = false
+        var lineWaiters: [CheckedContinuation<Bool, Never>] = []
+        var endWaiters: [CheckedContinuation<Data, Never>] = []
+    }
+
+    private let descriptor: Int32
+    private let state = Mutex(State())
+
+    init(_ pipe: Pipe) {
+        descriptor = pipe.fileHandleForReading.fileDescriptor
+    }
+
+    /// Starts reading; call once the child runs (Process closes our copy of the write end then).
+    func start() {
+        Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                state.withLock { state in
+                    state.data.append(contentsOf: buffer[0..<count])
+                    if state.data.contains(UInt8(ascii: "\n")) {
+                        for waiter in state.lineWaiters { waiter.resume(returning: true) }
+                        state.lineWaiters = []
+                    }
+                }
+            }
+            state.withLock { state in
+                state.finished = true
+                for waiter in state.lineWaiters { waiter.resume(returning: false) }
+                for waiter in state.endWaiters { waiter.resume(returning: state.data) }
+                state.lineWaiters = []
+                state.endWaiters = []
+            }
+        }
+    }
+
+    /// Waits until a complete line has arrived (true) or the pipe closed without one (false).
+    func firstLine() async -> Bool {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.data.contains(UInt8(ascii: "\n")) {
+                    continuation.resume(returning: true)
+                } else if state.finished {
+                    continuation.resume(returning: false)
+                } else {
+                    state.lineWaiters.append(continuation)
+                }
+            }
+        }
+    }
+
+    /// Waits for the end of the stream and returns everything read.
+    func all() async -> Data {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.finished {
+                    continuation.resume(returning: state.data)
+                } else {
+                    state.endWaiters.append(continuation)
+                }
+            }
+        }
+    }
+}
