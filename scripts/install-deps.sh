@@ -8,6 +8,9 @@ PACKAGES=(
   libsndfile1-dev      # file-source / wav-sink
   libsamplerate0-dev   # resampler engine "libsamplerate"
   libsoxr-dev          # resampler engine "soxr"
+  libfftw3-dev         # vad (spectral features)
+  libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us  # recognizer engine "pocketsphinx" + en-US model
+  pocketsphinx         # pocketsphinx_continuous / _batch: benchmarks and reference decodes in tests
   sox                  # benchmarks compare against it; tests use it to make fixtures
   ffmpeg               # benchmarks compare against it
 )

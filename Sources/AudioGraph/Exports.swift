@@ -1,3 +1,4 @@
 @_exported import AudioGraphCore
 @_exported import AudioGraphDSP
 @_exported import AudioGraphIO
+@_exported import AudioGraphSpeech
