@@ -45,7 +45,7 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraphTestKit"],
                     swiftSettings: strict),
-        .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphTestKit"],
+        .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphIO", "AudioGraphTestKit"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),

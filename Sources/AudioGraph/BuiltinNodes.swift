@@ -11,7 +11,10 @@ extension NodeRegistry {
             FileSourceNode.self,
             ResamplerNode.self,
             LevelMeterNode.self,
+            VADNode.self,
             WavSinkNode.self,
+            RecognizerNode.self,
+            CaptionSinkNode.self,
         ]
         for type in types {
             // Built-in names are distinct by construction.

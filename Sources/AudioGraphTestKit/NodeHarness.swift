@@ -25,14 +25,17 @@ public final class NodeHarness<Node: AudioNode> {
     private let cancellation = CancellationFlag()
 
     /// Wraps an existing node instance and calls `start`.
-    public init(_ node: Node, id: String = "node", input: AudioFormat?, clock: ManualClock = ManualClock()) throws {
+    /// - Parameter inputKinds: the frame kinds the node is told can arrive (default: audio when `input` is set).
+    public init(_ node: Node, id: String = "node", input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
+                clock: ManualClock = ManualClock()) throws {
         self.node = node
         self.clock = clock
         self.inputFormat = input
         self.outputFormat = try node.outputFormat(for: input)
         let box = Box()
         self.context = NodeContext(
-            nodeID: id, inputFormat: input, outputFormat: outputFormat, clock: clock, cancellation: cancellation,
+            nodeID: id, inputFormat: input, outputFormat: outputFormat,
+            inputKinds: inputKinds ?? (input == nil ? [] : [.audio]), clock: clock, cancellation: cancellation,
             output: { port, frame in box.frames.append((port, frame)) },
             diagnostics: { box.warnings.append($0) })
         self.box = box
@@ -41,12 +44,13 @@ public final class NodeHarness<Node: AudioNode> {
 
     /// Makes the node from config-style parameters, validated and defaulted from its declaration, then starts it.
     public convenience init(type: Node.Type, id: String = "node", parameters: JSONObject = JSONObject(),
-                            input: AudioFormat?, baseDirectory: String = FileManager.default.currentDirectoryPath,
+                            input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
+                            baseDirectory: String = FileManager.default.currentDirectoryPath,
                             session: SessionSettings = SessionSettings(), clock: ManualClock = ManualClock()) throws {
         let values = try ParameterValidation.validate(parameters, against: Node.descriptor, at: .root / "nodes" / id)
         let configuration = NodeConfiguration(id: id, type: Node.descriptor.type, values: values,
                                               baseDirectory: baseDirectory, session: session)
-        try self.init(try Node(configuration: configuration), id: id, input: input, clock: clock)
+        try self.init(try Node(configuration: configuration), id: id, input: input, inputKinds: inputKinds, clock: clock)
     }
 
     private final class Box {

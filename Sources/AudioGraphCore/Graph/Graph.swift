@@ -13,6 +13,8 @@ public final class Graph {
         public let outputFormat: AudioFormat?
         /// Inserted by the builder (a resampler between two formats), not written in the config.
         public let autoInserted: Bool
+        /// Frame kinds that can arrive on the node's inputs.
+        public let inputKinds: Set<FrameKind>
         /// Frame kinds available on each output port.
         public let outputKinds: [Set<FrameKind>]
         /// Queued with this capacity, or inline (nil).

@@ -145,7 +145,7 @@ public struct GraphBuilder {
             built[id] = Graph.Node(id: id, descriptor: node.entry.descriptor, instance: instance,
                                    configuration: node.configuration, inputFormat: inputFormat,
                                    outputFormat: outputFormat, autoInserted: node.autoInserted,
-                                   outputKinds: outputKinds, queueCapacity: capacity)
+                                   inputKinds: inputKinds, outputKinds: outputKinds, queueCapacity: capacity)
         }
         for link in links {
             let from = built[link.from]!

@@ -11,6 +11,9 @@ public final class NodeContext {
     public let inputFormat: AudioFormat?
     /// The negotiated format of the audio the node outputs (`nil` if it outputs none).
     public let outputFormat: AudioFormat?
+    /// Frame kinds that can arrive on the node's inputs (e.g. a recognizer follows `speech` events when a VAD
+    /// is upstream, and finds utterances itself otherwise).
+    public let inputKinds: Set<FrameKind>
     /// The clock paced nodes (realtime sources) sleep on. A manual clock in tests.
     public let clock: any MediaClock
     /// Run-wide settings such as `verbose`.
@@ -26,13 +29,15 @@ public final class NodeContext {
     ///   - output: delivers a frame to everything linked to an output port (by port index).
     ///   - observer: sees every event this node emits (for `--events`, sessions and embedders).
     ///   - diagnostics: receives warnings for the user.
-    public init(nodeID: String, inputFormat: AudioFormat?, outputFormat: AudioFormat?, clock: any MediaClock,
+    public init(nodeID: String, inputFormat: AudioFormat?, outputFormat: AudioFormat?,
+                inputKinds: Set<FrameKind> = [.audio], clock: any MediaClock,
                 options: RunOptions = RunOptions(), cancellation: CancellationFlag = CancellationFlag(),
                 output: @escaping (Int, Frame) -> Void, observer: @escaping (Event) -> Void = { _ in },
                 diagnostics: @escaping (String) -> Void = { _ in }) {
         self.nodeID = nodeID
         self.inputFormat = inputFormat
         self.outputFormat = outputFormat
+        self.inputKinds = inputKinds
         self.clock = clock
         self.options = options
         self.cancellationFlag = cancellation

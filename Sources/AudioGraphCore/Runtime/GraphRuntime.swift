@@ -72,7 +72,7 @@ public final class GraphRuntime: @unchecked Sendable {
             }
             running.context = NodeContext(
                 nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
-                clock: clock, options: options, cancellation: cancellation,
+                inputKinds: running.node.inputKinds, clock: clock, options: options, cancellation: cancellation,
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
                 observer: onEvent, diagnostics: onWarning)
         }

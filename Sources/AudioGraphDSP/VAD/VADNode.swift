@@ -1,0 +1,101 @@
+import AudioGraphCore
+
+/// `vad`: a voice-activity detector. Passes audio (and everything else) through unchanged and emits
+/// `speechStarted` / `speechEnded` in band, stamped with the audio's own stream time.
+///
+/// Each event is emitted right after the buffer in which it was decided. Its time is where speech started
+/// (moved back by `preRollMs`) or ended (the end of the last speech frame), so it lies earlier than that buffer:
+/// a start is decided once `minSpeechMs` of speech has been heard, an end once `hangoverMs` of non-speech has
+/// passed, both plus the analysis delay (about 60 ms). At end of stream, ongoing speech ends at the stream's end.
+///
+/// The detector works on the average of the channels, at the input's own rate (8000–48000 Hz). See
+/// `VoiceActivityDetector` for the method.
+public final class VADNode: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "vad",
+        summary: "Voice-activity detector: passes audio through and emits speechStarted/speechEnded at the audio's "
+            + "stream time. Spectral flatness over an adaptive noise floor (FFTW), a speech-level gate, hangover, "
+            + "minimum speech length and pre-roll. Any rate 8000-48000 Hz, any channels (their average is analysed).",
+        category: .filter,
+        parameters: [
+            ParameterSpec("aggressiveness", .integer(range: 0...3), default: .number(Double(VADConfiguration.defaults.aggressiveness)),
+                          doc: "How readily audio is called non-speech, like webrtcvad's modes: 0 reports the most speech "
+                            + "(fewest cut words, more noise let through), 3 the least (fewest false alarms). "
+                            + "Default 1: the best mean frame F1 over 0-20 dB SNR in benchmarks/vad.sh."),
+            ParameterSpec("hangoverMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.hangoverMs)),
+                          doc: "Speech continues through pauses shorter than this (ms), so a sentence is one segment; the end "
+                            + "is reported this long after the last speech frame, stamped at that frame's end. "
+                            + "Default 500, chosen by benchmarks/vad.sh."),
+            ParameterSpec("minSpeechMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.minSpeechMs)),
+                          doc: "A run of speech shorter than this (ms) is ignored (clicks, coughs); speechStarted is reported "
+                            + "once a run reaches it. Default 100, chosen by benchmarks/vad.sh."),
+            ParameterSpec("preRollMs", .integer(range: 0...2000), default: .number(Double(VADConfiguration.defaults.preRollMs)),
+                          doc: "speechStarted is stamped this much (ms) before the first speech frame, so a consumer that keeps "
+                            + "this much audio does not cut the first word; never before the stream's start or the previous "
+                            + "speechEnded. Default 50, chosen by benchmarks/vad.sh (raise it for a recognizer)."),
+        ],
+        inputs: [.init(requires: [.audio])],
+        outputs: [.init(produces: [.speech], forwardsInput: true)],
+        acceptedFormats: FormatRequirement(sampleRates: VADNode.supportedSampleRates))
+
+    /// The rates the detector accepts: the usual ones from 8 to 48 kHz.
+    public static let supportedSampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+
+    public let configuration: VADConfiguration
+    private var detector: VoiceActivityDetector?
+    private var channels = 1
+    private var sampleRate = 1
+    /// Stream position of the first sample the detector saw (detector positions count from it).
+    private var origin: Int64?
+    private var scratch: [Float] = []
+    /// Decisions made inside the current buffer (kept to reuse its storage).
+    private var pending: [VADStateMachine.Action] = []
+
+    public init(configuration: NodeConfiguration) throws {
+        let defaults = VADConfiguration.defaults
+        self.configuration = VADConfiguration(
+            aggressiveness: configuration.int("aggressiveness") ?? defaults.aggressiveness,
+            hangoverMs: configuration.int("hangoverMs") ?? defaults.hangoverMs,
+            minSpeechMs: configuration.int("minSpeechMs") ?? defaults.minSpeechMs,
+            preRollMs: configuration.int("preRollMs") ?? defaults.preRollMs)
+    }
+
+    public func start(_ context: NodeContext) throws {
+        guard let format = context.inputFormat else { return }
+        sampleRate = format.sampleRate
+        channels = format.channels
+        detector = VoiceActivityDetector(sampleRate: format.sampleRate, configuration: configuration)
+        pending.reserveCapacity(4)
+        scratch.reserveCapacity(4096)
+    }
+
+    public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
+        context.emit(buffer)
+        guard let detector else { return }
+        let origin = self.origin ?? buffer.position
+        self.origin = origin
+        pending.removeAll(keepingCapacity: true)
+        buffer.samples.withUnsafeBufferPointer { samples in
+            detector.process(interleaved: samples, channels: channels, scratch: &scratch) { pending.append($0) }
+        }
+        for action in pending { emit(action, origin: origin, context) }
+    }
+
+    public func finish(_ context: NodeContext) throws {
+        guard let detector, let origin, let action = detector.finish() else { return }
+        emit(action, origin: origin, context)
+    }
+
+    public func stop() {
+        detector = nil
+    }
+
+    private func emit(_ action: VADStateMachine.Action, origin: Int64, _ context: NodeContext) {
+        switch action {
+        case .speechStarted(let at):
+            context.emit(.speechStarted, at: Double(origin + at) / Double(sampleRate))
+        case .speechEnded(let at):
+            context.emit(.speechEnded, at: Double(origin + at) / Double(sampleRate))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/// The VAD's decision logic, apart from any signal processing: per-frame speech/non-speech decisions in,
+/// `speechStarted` / `speechEnded` actions out (swift-nio style: a pure value that returns what to do).
+///
+/// Times are stream positions in samples. Each decision covers one frame `[start, end)`; frames arrive in order
+/// and without gaps.
+///
+/// - **minSpeech**: a run of consecutive speech frames is reported only once it lasts `minSpeech` samples; a
+///   shorter run (a click, a cough) is dropped. `minSpeech` 0 reports the first speech frame at once.
+/// - **hangover**: once speaking, speech continues through non-speech gaps shorter than `hangover`; a gap that
+///   reaches `hangover` ends it. The end is stamped where the gap began (the end of the last speech frame), and
+///   reported when the gap reaches `hangover`.
+/// - **preRoll**: the reported start is moved back by `preRoll` so a consumer that keeps that much audio does not
+///   cut the first word, but never before 0 and never before the previous speech's end.
+/// - **finish**: at the end of the stream, speech still going on ends at the stream's end (the frames not yet
+///   decided there count as speech); speech in a gap shorter than `hangover` ends where the gap began; a run
+///   still shorter than `minSpeech` is dropped.
+///
+/// ```
+///            speech ≥ minSpeech: .speechStarted(run start − preRoll)
+///   silence ───────────────► candidate ─────────────────────────────► speaking
+///      ▲  ◄─────────────────────┘  non-speech                          │  ▲ speech
+///      │                                                               ▼  │
+///      └──────────────── gap ≥ hangover: .speechEnded(gap start) ──── (gap)
+/// ```
+public struct VADStateMachine: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        /// Speech started at this position (preRoll applied).
+        case speechStarted(at: Int64)
+        /// Speech ended at this position.
+        case speechEnded(at: Int64)
+    }
+
+    public enum State: Sendable, Equatable {
+        /// No speech.
+        case silence
+        /// Speech frames since `runStart`, not yet `minSpeech` long.
+        case candidate(runStart: Int64)
+        /// Speaking; the last speech frame ended at `lastSpeechEnd` (earlier than the newest frame's end while in a
+        /// gap).
+        case speaking(lastSpeechEnd: Int64)
+    }
+
+    public let minSpeech: Int64
+    public let hangover: Int64
+    public let preRoll: Int64
+    public private(set) var state: State = .silence
+    /// The end of the last reported speech (starts are never placed before it).
+    public private(set) var previousEnd: Int64 = 0
+    /// The end of the newest frame.
+    public private(set) var lastFrameEnd: Int64 = 0
+
+    /// Durations in samples.
+    public init(minSpeech: Int64, hangover: Int64, preRoll: Int64) {
+        precondition(minSpeech >= 0 && hangover >= 0 && preRoll >= 0)
+        self.minSpeech = minSpeech
+        self.hangover = hangover
+        self.preRoll = preRoll
+    }
+
+    /// Durations in milliseconds at `sampleRate`.
+    public init(minSpeechMs: Int, hangoverMs: Int, preRollMs: Int, sampleRate: Int) {
+        func samples(_ ms: Int) -> Int64 { Int64(ms) * Int64(sampleRate) / 1000 }
+        self.init(minSpeech: samples(minSpeechMs), hangover: samples(hangoverMs), preRoll: samples(preRollMs))
+    }
+
+    /// Whether speech has been reported and not yet ended.
+    public var isSpeaking: Bool {
+        if case .speaking = state { return true }
+        return false
+    }
+
+    /// One frame's decision, for samples `[start, end)`. Returns what to report, if anything.
+    public mutating func frame(start: Int64, end: Int64, isSpeech: Bool) -> Action? {
+        precondition(end > start, "a frame covers at least one sample")
+        lastFrameEnd = end
+        switch state {
+        case .silence:
+            guard isSpeech else { return nil }
+            return beginRun(at: start, frameEnd: end)
+        case .candidate(let runStart):
+            guard isSpeech else {
+                state = .silence
+                return nil
+            }
+            return beginRun(at: runStart, frameEnd: end)
+        case .speaking(let lastSpeechEnd):
+            if isSpeech {
+                state = .speaking(lastSpeechEnd: end)
+                return nil
+            }
+            if end - lastSpeechEnd >= hangover {
+                state = .silence
+                previousEnd = lastSpeechEnd
+                return .speechEnded(at: lastSpeechEnd)
+            }
+            return nil
+        }
+    }
+
+    /// End of stream at `position` (the end of the last sample). Speech still going on in the last frame ends at
+    /// `position`; speech in a gap still shorter than `hangover` ends where the gap began, as it would have had the
+    /// stream gone on.
+    public mutating func finish(at position: Int64) -> Action? {
+        defer { state = .silence }
+        switch state {
+        case .silence, .candidate:
+            return nil
+        case .speaking(let lastSpeechEnd):
+            let inGap = lastFrameEnd > lastSpeechEnd
+            let end = inGap ? lastSpeechEnd : max(position, lastSpeechEnd)
+            previousEnd = end
+            return .speechEnded(at: end)
+        }
+    }
+
+    private mutating func beginRun(at runStart: Int64, frameEnd: Int64) -> Action? {
+        if frameEnd - runStart >= minSpeech {
+            state = .speaking(lastSpeechEnd: frameEnd)
+            return .speechStarted(at: max(runStart - preRoll, previousEnd, 0))
+        }
+        state = .candidate(runStart: runStart)
+        return nil
+    }
+}

@@ -1,0 +1,176 @@
+import AudioGraphCore
+
+/// `caption-sink`: captions from a recognizer's transcript events, live on a terminal or into an SRT, WebVTT
+/// or JSON file.
+///
+/// - Files take final results only (partials may still change; a second final for a segment is ignored).
+///   Cues follow `CueBuilder`'s rules. Each cue (JSON: each utterance) is written with one system call as it
+///   comes, and the file is valid after every write: an SRT or WebVTT file holds whole cues, the JSON file
+///   its closing `]}` (each utterance is written over it and the closing after it). The file is synced and
+///   closed at end of stream, on SIGINT and when another node fails.
+/// - `live` hands results to a `LiveCaptionRenderer` on stdout or stderr: on a terminal the partial line is
+///   rewritten in place and finals scroll up; otherwise finals only, as plain lines. With
+///   `audiograph run --events jsonl`, which prints events on stdout, set `"stream": "stderr"`.
+/// - Control: `hideCaptions` clears the live partial line and shows nothing until `showCaptions`;
+///   `stopTranscription` clears the partial line; `setLanguage` sets the language of later utterances that
+///   name none. Files record every final result whether captions are shown or not. A live sink starts
+///   showing captions: the session layer sends `hideCaptions` when the session has captions off.
+/// - The language of an utterance is the result's own, else the session's `captionLanguage`; the JSON
+///   document also records the session id.
+public final class CaptionSinkNode: AudioNode {
+    public enum Format: String, CaseIterable, Sendable {
+        case live, srt, webvtt, json
+
+        /// The usual file extension.
+        public var fileExtension: String {
+            switch self {
+            case .live: return ""
+            case .srt: return "srt"
+            case .webvtt: return "vtt"
+            case .json: return "json"
+            }
+        }
+    }
+
+    public static let descriptor = NodeDescriptor(
+        type: "caption-sink",
+        summary: "Shows captions live on the terminal or writes them to an SRT, WebVTT or JSON file. Files take "
+            + "final results only and are valid after every cue; live captions rewrite the partial line in place "
+            + "on a terminal and print finals as plain lines otherwise.",
+        category: .sink,
+        parameters: [
+            ParameterSpec("format", .choice(Format.allCases.map(\.rawValue)), default: "live",
+                          doc: "live: the terminal (stdout or stderr); srt, webvtt: subtitle files; json: the "
+                            + "transcript as one document (utterances with words, times, confidence, language, session id)."),
+            ParameterSpec("path", .path(.output),
+                          doc: "The file to write, for srt, webvtt and json (not live). Its folder is created if missing."),
+            ParameterSpec("maxLineLength", .integer(range: 20...80), default: 42,
+                          doc: "Characters per caption line; lines break between words (a longer word sits alone on its line)."),
+            ParameterSpec("maxLines", .integer(range: 1...3), default: 2, doc: "Lines per cue."),
+            ParameterSpec("maxCueSeconds", .number(range: 1...20), default: 7, doc: "Longest time a cue stays on screen."),
+            ParameterSpec("minCueSeconds", .number(range: 0...5), default: 1,
+                          doc: "Shortest time a cue stays on screen, where the next cue leaves room (at most maxCueSeconds)."),
+            ParameterSpec("stream", .choice(["stdout", "stderr"]), default: "stdout",
+                          doc: "Where live captions go; use stderr with `audiograph run --events jsonl`. Live only."),
+        ],
+        inputs: [.init(requires: [.transcript])],
+        outputs: [],
+        execution: .queued(capacity: 256))
+
+    public let format: Format
+    /// The output file (nil for live).
+    public let path: String?
+    public let rules: CueRules
+    private let configuration: NodeConfiguration
+    private var language: String
+    private var builder: CueBuilder
+    private var document: (any CaptionDocumentWriter)?
+    private var file: CaptionFile?
+    private var renderer: LiveCaptionRenderer?
+    private var finalSegments = Set<Int>()
+    private let liveOverride: (style: LiveCaptionRenderer.Style, write: (String) -> Void)?
+
+    public convenience init(configuration: NodeConfiguration) throws {
+        try self.init(configuration: configuration, live: nil)
+    }
+
+    /// `live`: where live captions go instead of the configured stream, and in which style (tests).
+    init(configuration: NodeConfiguration, live: (style: LiveCaptionRenderer.Style, write: (String) -> Void)?) throws {
+        self.configuration = configuration
+        liveOverride = live
+        format = Format(rawValue: configuration.string("format") ?? "live") ?? .live
+        let path = configuration.path("path")
+        switch format {
+        case .live:
+            if let raw = configuration.string("path") {
+                let ext = raw.split(separator: ".").count > 1 ? String(raw.split(separator: ".").last!).lowercased() : ""
+                let hint = Format.allCases.first { $0 != .live && $0.fileExtension == ext }
+                    .map { "set \"format\": \"\($0.rawValue)\" to write \(raw)" } ?? "set \"format\" to srt, webvtt or json to write a file"
+                throw configuration.error("live captions go to the terminal; remove path, or \(hint)", parameter: "path")
+            }
+        case .srt, .webvtt, .json:
+            guard path != nil else {
+                throw configuration.error("format \(format.rawValue) writes a file: set \"path\" "
+                    + "(for example \"out/captions.\(format.fileExtension)\")", parameter: "path")
+            }
+        }
+        self.path = path
+        let maxCue = configuration.double("maxCueSeconds") ?? 7
+        let minCue = configuration.double("minCueSeconds") ?? 1
+        if minCue > maxCue {
+            throw configuration.error("minCueSeconds (\(minCue)) is longer than maxCueSeconds (\(maxCue))",
+                                      parameter: "minCueSeconds")
+        }
+        rules = CueRules(maxLineLength: configuration.int("maxLineLength") ?? 42, maxLines: configuration.int("maxLines") ?? 2,
+                         maxCueSeconds: maxCue, minCueSeconds: minCue)
+        builder = CueBuilder(rules: rules)
+        language = configuration.session.captionLanguage
+    }
+
+    public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
+
+    public func start(_ context: NodeContext) throws {
+        switch format {
+        case .live:
+            if let liveOverride {
+                renderer = LiveCaptionRenderer(style: liveOverride.style, write: liveOverride.write)
+            } else {
+                let output = configuration.string("stream") == "stderr" ? TerminalOutput.standardError : .standardOutput
+                let style: LiveCaptionRenderer.Style = output.isTerminal ? .terminal(columns: output.columns) : .plain
+                renderer = LiveCaptionRenderer(style: style) { output.write($0) }
+            }
+        case .srt: try open(SRTWriter())
+        case .webvtt: try open(WebVTTWriter())
+        case .json: try open(TranscriptJSONWriter(session: configuration.session.id, language: language))
+        }
+    }
+
+    private func open(_ writer: any CaptionDocumentWriter) throws(GraphError) {
+        guard let path else { return }
+        file = try CaptionFile(path: path, header: writer.header, trailer: writer.trailer, node: configuration.id)
+        document = writer
+    }
+
+    /// Audio is not captioned (a recognizer makes the transcript).
+    public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {}
+
+    public func handle(_ event: Event, _ context: NodeContext) throws {
+        guard case .transcript(let update) = event.payload else { return }
+        if let renderer {
+            renderer.receive(update)
+            return
+        }
+        guard update.isFinal, let file, file.isOpen, finalSegments.insert(update.segment).inserted else { return }
+        let utterance = CaptionUtterance(update, language: language)
+        guard !utterance.text.allSatisfy(\.isWhitespace) || !utterance.words.isEmpty else { return }
+        let cues = builder.cues(for: update)
+        for chunk in document!.chunks(for: utterance, cues: cues) {
+            do {
+                try file.append(chunk)
+            } catch {
+                file.close()
+                throw error
+            }
+        }
+    }
+
+    public func handle(_ command: ControlCommand, _ context: NodeContext) throws {
+        switch command {
+        case .hideCaptions: renderer?.hide()
+        case .showCaptions: renderer?.show()
+        case .stopTranscription: renderer?.clear()
+        case .setLanguage(let code): language = code
+        case .startTranscription, .flush, .custom: break
+        }
+    }
+
+    public func finish(_ context: NodeContext) throws {
+        renderer?.finish()
+        try file?.finalize()
+    }
+
+    public func stop() {
+        renderer?.finish()
+        try? file?.finalize()
+    }
+}

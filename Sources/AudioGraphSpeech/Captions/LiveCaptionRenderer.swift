@@ -1,0 +1,123 @@
+import AudioGraphCore
+
+/// Live captions for a terminal or a log.
+///
+/// - `terminal`: the newest partial result is one line at the bottom, rewritten in place (`\r`, then
+///   `ESC [2K` to clear the line) on each revision, cut to the terminal's width (its end kept, "…" in front)
+///   so it never wraps; a final result is committed as a normal line above it, so finals scroll up.
+/// - `plain` (a pipe or a file): only final results, one line each, after their time range:
+///   `[00:01.20 → 00:03.40] go forward ten meters`.
+///
+/// Final lines look the same in both styles. Revisions replace: a partial older than the one shown (same
+/// segment, lower or equal revision; an earlier segment; a segment already final) is ignored, and a second
+/// final for a segment is too. `hide()` clears the partial line and shows nothing until `show()`
+/// (`ControlCommand.hideCaptions` / `.showCaptions`); `clear()` clears the partial line
+/// (`.stopTranscription`). Everything is written through the `write` closure, one call per change.
+///
+/// Confinement: used from one thread at a time (the sink's).
+public final class LiveCaptionRenderer {
+    public enum Style: Sendable, Equatable {
+        /// A terminal `columns` wide.
+        case terminal(columns: Int)
+        /// Plain lines, finals only.
+        case plain
+    }
+
+    /// `\r` then "erase the whole line".
+    public static let clearLine = "\r\u{1B}[2K"
+
+    public let style: Style
+    public private(set) var isHidden = false
+    private let write: (String) -> Void
+    private var partial: (segment: Int, revision: Int, text: String)?
+    private var partialOnScreen = false
+    private var finalSegments = Set<Int>()
+
+    public init(style: Style, write: @escaping (String) -> Void) {
+        self.style = style
+        self.write = write
+    }
+
+    /// Shows a partial or commits a final result.
+    public func receive(_ update: TranscriptUpdate) {
+        if update.isFinal { commit(update) } else { revise(update) }
+    }
+
+    /// Clears the partial line and shows nothing until `show()`.
+    public func hide() {
+        clear()
+        isHidden = true
+    }
+
+    /// Shows captions again, from the next result on.
+    public func show() { isHidden = false }
+
+    /// Clears the partial line (transcription stopped; the partial will never become final).
+    public func clear() {
+        partial = nil
+        erasePartial()
+    }
+
+    /// End of stream or stop: clears the partial line, so the terminal is left clean. Idempotent.
+    public func finish() { clear() }
+
+    /// The line a final result is committed as (without the newline).
+    public static func finalLine(_ update: TranscriptUpdate) -> String {
+        "[\(CaptionTime.format(update.start, style: .short)) → \(CaptionTime.format(update.end, style: .short))] "
+            + text(of: update)
+    }
+
+    static func text(of update: TranscriptUpdate) -> String {
+        update.text.isEmpty ? update.words.map(\.word).joined(separator: " ") : update.text
+    }
+
+    private func revise(_ update: TranscriptUpdate) {
+        guard !finalSegments.contains(update.segment) else { return }
+        if let partial {
+            if update.segment < partial.segment { return }
+            if update.segment == partial.segment && update.revision <= partial.revision { return }
+        }
+        let text = Self.text(of: update)
+        partial = (update.segment, update.revision, text)
+        guard case .terminal = style, !isHidden else { return }
+        if text.isEmpty {
+            erasePartial()
+        } else {
+            write(Self.clearLine + fitted(text))
+            partialOnScreen = true
+        }
+    }
+
+    private func commit(_ update: TranscriptUpdate) {
+        guard finalSegments.insert(update.segment).inserted else { return }
+        if let current = partial, current.segment <= update.segment { partial = nil }
+        let text = Self.text(of: update)
+        if isHidden || text.isEmpty {
+            if partial == nil { erasePartial() }
+            return
+        }
+        var out = partialOnScreen ? Self.clearLine : ""
+        out += Self.finalLine(update) + "\n"
+        partialOnScreen = false
+        if case .terminal = style, let partial, !partial.text.isEmpty {
+            // A newer segment's partial was on screen: put it back under the committed line.
+            out += fitted(partial.text)
+            partialOnScreen = true
+        }
+        write(out)
+    }
+
+    private func erasePartial() {
+        guard partialOnScreen else { return }
+        partialOnScreen = false
+        write(Self.clearLine)
+    }
+
+    /// The partial cut to the terminal's width, keeping its end (the newest words).
+    private func fitted(_ text: String) -> String {
+        guard case .terminal(let columns) = style else { return text }
+        let limit = max(columns - 1, 2)  // the last column would wrap on some terminals
+        guard text.count > limit else { return text }
+        return "…" + String(text.suffix(limit - 1))
+    }
+}

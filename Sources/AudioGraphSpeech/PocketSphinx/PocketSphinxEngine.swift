@@ -1,0 +1,227 @@
+import AudioGraphCore
+import CPocketSphinx
+import Foundation
+import Synchronization
+
+/// The `pocketsphinx` engine: CMU PocketSphinx with Debian's en-US model by default (`pocketsphinx-en-us`).
+public enum PocketSphinxEngine {
+    /// Where Debian's package puts the en-US model.
+    public static let defaultModelFolder = "/usr/share/pocketsphinx/model/en-us"
+    public static let defaultHMM = defaultModelFolder + "/en-us"
+    public static let defaultLM = defaultModelFolder + "/en-us.lm.bin"
+    public static let defaultDictionary = defaultModelFolder + "/cmudict-en-us.dict"
+
+    public static let engine = RecognizerEngine(
+        name: "pocketsphinx",
+        summary: "CMU PocketSphinx (Debian's en-US model by default; hmm/lm/dict/keyphrase/grammar overridable)",
+        capabilities: { options in
+            RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
+                                   languages: [options.parameters["modelLanguage"]?.stringValue ?? "en-US"],
+                                   sampleRate: 16000)
+        },
+        validate: { options in _ = try ModelFiles(options) },
+        make: { options in try PocketSphinxRecognizer(options) })
+
+    /// The model files a run uses, checked to exist.
+    struct ModelFiles {
+        var hmm: String
+        var dictionary: String
+        var languageModel: String?
+        var keyphrase: String?
+        var grammar: String?
+        var keywordThreshold: Double?
+        /// Re-decode each utterance whole for its final result (pocketsphinx_batch's accuracy), or take the
+        /// streaming pass's result.
+        var wholeUtteranceFinal: Bool
+
+        init(_ options: RecognizerOptions) throws {
+            let p = options.parameters
+            hmm = p["hmm"]?.stringValue ?? defaultHMM
+            dictionary = p["dict"]?.stringValue ?? defaultDictionary
+            keyphrase = p["keyphrase"]?.stringValue
+            grammar = p["grammar"]?.stringValue
+            keywordThreshold = p["kwsThreshold"]?.doubleValue
+            wholeUtteranceFinal = (p["finalPass"]?.stringValue ?? "utterance") == "utterance"
+            if keyphrase != nil && grammar != nil {
+                throw options.node.error("give either keyphrase or grammar, not both", parameter: "grammar")
+            }
+            languageModel = (keyphrase == nil && grammar == nil) ? (p["lm"]?.stringValue ?? defaultLM) : nil
+            try Self.require(hmm, isDirectory: true, "hmm", options)
+            try Self.require(dictionary, isDirectory: false, "dict", options)
+            if let languageModel { try Self.require(languageModel, isDirectory: false, "lm", options) }
+            if let grammar { try Self.require(grammar, isDirectory: false, "grammar", options) }
+        }
+
+        static func require(_ path: String, isDirectory: Bool, _ parameter: String, _ options: RecognizerOptions) throws {
+            var directory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &directory)
+            guard exists, directory.boolValue == isDirectory, FileManager.default.isReadableFile(atPath: path) else {
+                let hint = path.hasPrefix(defaultModelFolder) ? " (install Debian's pocketsphinx-en-us)" : ""
+                throw options.node.error("recognizer model unavailable: cannot read \(path)\(hint)",
+                                         parameter: parameter, code: .unavailable)
+            }
+        }
+
+        var arguments: [String] {
+            // Our VAD finds the speech: pocketsphinx's own silence removal would also shift word times off the
+            // stream clock.
+            var args = ["-hmm", hmm, "-dict", dictionary, "-remove_silence", "no"]
+            if let languageModel { args += ["-lm", languageModel] }
+            if let keyphrase {
+                args += ["-keyphrase", keyphrase]
+                if let keywordThreshold { args += ["-kws_threshold", String(format: "%g", keywordThreshold)] }
+            }
+            if let grammar { args += ["-jsgf", grammar] }
+            return args
+        }
+    }
+}
+
+/// A pocketsphinx decoder. Confined to one thread at a time (the recognizer node's worker).
+final class PocketSphinxRecognizer: SpeechRecognizer {
+    let capabilities: RecognizerCapabilities
+    /// Decodes each utterance whole for its final result (like pocketsphinx_batch). A decoder keeps state across
+    /// utterances (its running cepstral mean), so partials run on a decoder of their own: the finals are then
+    /// exactly what pocketsphinx_batch gives for the same audio.
+    private let finalDecoder: OpaquePointer
+    /// Runs while speech goes on, for partial hypotheses (nil when partials are off or the streaming pass
+    /// gives the finals itself).
+    private let streamingDecoder: OpaquePointer?
+    private let logmath: OpaquePointer
+    /// The current utterance's audio, for the whole-utterance final pass (bounded by the node's
+    /// `maxUtteranceSeconds`).
+    private var utterance: [Int16] = []
+    private var inUtterance = false
+    /// Run the streaming pass (for partial hypotheses).
+    private let streaming: Bool
+    private let wholeUtteranceFinal: Bool
+    private let node: NodeConfiguration
+
+    /// sphinxbase's log target is process-wide: set it once, under a lock.
+    private static let logLock = Mutex<Bool?>(nil)
+
+    init(_ options: RecognizerOptions) throws {
+        node = options.node
+        capabilities = PocketSphinxEngine.engine.capabilities(options)
+        let files = try PocketSphinxEngine.ModelFiles(options)
+        wholeUtteranceFinal = files.wholeUtteranceFinal
+        streaming = options.wantsPartials || !files.wholeUtteranceFinal
+        var arguments = files.arguments
+        if !options.verbose { arguments += ["-logfn", "/dev/null"] }
+        Self.logLock.withLock { quiet in
+            if quiet != !options.verbose {
+                audiograph_ps_quiet(options.verbose ? 0 : 1)
+                quiet = !options.verbose
+            }
+        }
+        finalDecoder = try Self.makeDecoder(arguments, files, options)
+        streamingDecoder = streaming && wholeUtteranceFinal ? try Self.makeDecoder(arguments, files, options) : nil
+        logmath = ps_get_logmath(finalDecoder)
+    }
+
+    /// A decoder from an argv (cmd_ln_init is variadic and does not import).
+    private static func makeDecoder(_ arguments: [String], _ files: PocketSphinxEngine.ModelFiles,
+                                    _ options: RecognizerOptions) throws -> OpaquePointer {
+        var cStrings: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let config = cStrings.withUnsafeMutableBufferPointer { argv in
+            audiograph_ps_config(Int32(argv.count), argv.baseAddress)
+        }
+        guard let config else {
+            throw options.node.error("pocketsphinx rejected its options: \(arguments.joined(separator: " "))",
+                                     code: .unavailable)
+        }
+        defer { cmd_ln_free_r(config) }
+        guard let decoder = ps_init(config) else {
+            throw options.node.error("recognizer unavailable: pocketsphinx could not load the model (\(files.hmm))",
+                                     code: .unavailable)
+        }
+        return decoder
+    }
+
+    deinit {
+        if inUtterance { ps_end_utt(liveDecoder) }
+        if let streamingDecoder { ps_free(streamingDecoder) }
+        ps_free(finalDecoder)
+    }
+
+    /// The decoder the streaming pass runs on.
+    private var liveDecoder: OpaquePointer { streamingDecoder ?? finalDecoder }
+
+    func startUtterance() throws {
+        utterance.removeAll(keepingCapacity: true)
+        if streaming {
+            guard ps_start_utt(liveDecoder) >= 0 else { throw node.error("pocketsphinx could not start an utterance", code: .nodeFailed) }
+            inUtterance = true
+        }
+    }
+
+    func process(_ samples: UnsafeBufferPointer<Float>) throws {
+        let start = utterance.count
+        utterance.reserveCapacity(start + samples.count)
+        for sample in samples {
+            utterance.append(Int16(max(-32768, min(32767, (sample * 32768).rounded()))))
+        }
+        guard streaming else { return }
+        let result = utterance.withUnsafeBufferPointer {
+            ps_process_raw(liveDecoder, $0.baseAddress! + start, samples.count, 0, 0)
+        }
+        guard result >= 0 else { throw node.error("pocketsphinx failed to process audio", code: .nodeFailed) }
+    }
+
+    func partialHypothesis() -> String {
+        guard streaming, inUtterance else { return "" }
+        var score: Int32 = 0
+        guard let hyp = ps_get_hyp(liveDecoder, &score) else { return "" }
+        return String(cString: hyp)
+    }
+
+    func endUtterance() throws -> RecognitionResult {
+        if inUtterance {
+            inUtterance = false
+            guard ps_end_utt(liveDecoder) >= 0 else { throw node.error("pocketsphinx could not end the utterance", code: .nodeFailed) }
+        }
+        let decoder = wholeUtteranceFinal ? finalDecoder : liveDecoder
+        if wholeUtteranceFinal {
+            // Decode the utterance whole, as pocketsphinx_batch does: cepstral mean normalization over the
+            // whole utterance instead of a running estimate, which recognizes first words far better.
+            guard ps_start_utt(decoder) >= 0 else { throw node.error("pocketsphinx could not start an utterance", code: .nodeFailed) }
+            let result = utterance.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
+            guard result >= 0, ps_end_utt(decoder) >= 0 else {
+                throw node.error("pocketsphinx failed to decode the utterance", code: .nodeFailed)
+            }
+        }
+        var score: Int32 = 0
+        guard let hyp = ps_get_hyp(decoder, &score) else { return RecognitionResult(text: "") }
+        let text = String(cString: hyp)
+        var words: [RecognizedWord] = []
+        // Run the iterator to its end: that frees it.
+        var segment = ps_seg_iter(decoder)
+        while let current = segment {
+            var startFrame: Int32 = 0, endFrame: Int32 = 0
+            ps_seg_frames(current, &startFrame, &endFrame)
+            var acoustic: Int32 = 0, language: Int32 = 0, backoff: Int32 = 0
+            let posterior = ps_seg_prob(current, &acoustic, &language, &backoff)
+            if let raw = ps_seg_word(current), let word = Self.spokenWord(String(cString: raw)) {
+                words.append(RecognizedWord(word: word, start: Double(startFrame) / 100, end: Double(endFrame + 1) / 100,
+                                            confidence: min(1, max(0, logmath_exp(logmath, posterior)))))
+            }
+            segment = ps_seg_next(current)
+        }
+        // The utterance's confidence is the mean of its words' posteriors (the whole-hypothesis posterior from
+        // ps_get_prob is the product, which shrinks with length and says little to a reader).
+        let wordConfidences = words.compactMap(\.confidence)
+        let confidence = wordConfidences.isEmpty
+            ? min(1, max(0, logmath_exp(logmath, ps_get_prob(decoder))))
+            : wordConfidences.reduce(0, +) / Double(wordConfidences.count)
+        return RecognitionResult(text: text, confidence: confidence, words: words)
+    }
+
+    /// The word as spoken, or nil for silences and fillers (`<s>`, `<sil>`, `[NOISE]`); drops the alternate
+    /// pronunciation mark (`read(2)` → `read`).
+    static func spokenWord(_ raw: String) -> String? {
+        if raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("++") { return nil }
+        if let paren = raw.firstIndex(of: "("), raw.hasSuffix(")") { return String(raw[..<paren]) }
+        return raw
+    }
+}

@@ -1,0 +1,89 @@
+import AudioGraphCore
+
+/// What a recognizer engine can do. The recognizer node and the session layer read this instead of knowing
+/// engines by name.
+public struct RecognizerCapabilities: Sendable, Equatable {
+    /// Takes audio while the speaker talks (rather than a whole file at the end).
+    public var streaming: Bool
+    /// Gives partial hypotheses mid-utterance.
+    public var partialResults: Bool
+    /// Gives each word's start and end time.
+    public var wordTimings: Bool
+    /// Caption language codes it recognizes.
+    public var languages: [String]
+    /// The sample rate it needs (mono); the graph builder inserts a resampler in front of it when needed.
+    public var sampleRate: Int
+
+    public init(streaming: Bool, partialResults: Bool, wordTimings: Bool, languages: [String], sampleRate: Int) {
+        self.streaming = streaming
+        self.partialResults = partialResults
+        self.wordTimings = wordTimings
+        self.languages = languages
+        self.sampleRate = sampleRate
+    }
+}
+
+/// A recognized word; times are seconds from the start of the utterance.
+public struct RecognizedWord: Sendable, Equatable {
+    public var word: String
+    public var start: Double
+    public var end: Double
+    public var confidence: Double?
+
+    public init(word: String, start: Double, end: Double, confidence: Double? = nil) {
+        self.word = word
+        self.start = start
+        self.end = end
+        self.confidence = confidence
+    }
+}
+
+/// The final result of one utterance.
+public struct RecognitionResult: Sendable, Equatable {
+    public var text: String
+    /// 0…1, when the engine gives one.
+    public var confidence: Double?
+    public var words: [RecognizedWord]
+
+    public init(text: String, confidence: Double? = nil, words: [RecognizedWord] = []) {
+        self.text = text
+        self.confidence = confidence
+        self.words = words
+    }
+}
+
+/// One decoder instance. The recognizer node drives it utterance by utterance from its own thread
+/// (confinement: one thread at a time; no locks needed inside).
+///
+/// Lifecycle: `startUtterance`, any number of `process` and `partialHypothesis` calls, then `endUtterance`
+/// — repeated per utterance. Deinitialization releases the engine.
+public protocol SpeechRecognizer: AnyObject {
+    var capabilities: RecognizerCapabilities { get }
+    func startUtterance() throws
+    /// Mono samples at `capabilities.sampleRate`, nominally -1…1.
+    func process(_ samples: UnsafeBufferPointer<Float>) throws
+    /// The best hypothesis so far in the current utterance ("" when none).
+    func partialHypothesis() -> String
+    func endUtterance() throws -> RecognitionResult
+}
+
+/// Settings an engine is made from: the recognizer node's parameters, resolved.
+public struct RecognizerOptions: Sendable {
+    /// The caption language code asked for.
+    public var language: String
+    /// Engine-specific parameters (`hmm`, `lm`, `dict`, `keyphrase`, `grammar`, …), paths resolved.
+    public var parameters: JSONObject
+    /// Let the engine print its own logs.
+    public var verbose: Bool
+    /// Whether `partialHypothesis` will be asked for (an engine may skip its streaming pass when not).
+    public var wantsPartials: Bool = true
+    /// The recognizer node's configuration, for errors that name a parameter.
+    public var node: NodeConfiguration
+
+    public init(language: String, parameters: JSONObject, verbose: Bool, node: NodeConfiguration) {
+        self.language = language
+        self.parameters = parameters
+        self.verbose = verbose
+        self.node = node
+    }
+}

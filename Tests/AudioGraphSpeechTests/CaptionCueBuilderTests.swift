@@ -1,0 +1,210 @@
+import AudioGraphCore
+import Foundation
+import Testing
+@testable import AudioGraphSpeech
+
+// `CueBuilder` alone: line breaking, cue timing, words without times, and property tests over many random
+// utterances (every cue within the limits, cues in order and never overlapping, every word exactly once).
+
+private typealias Word = TranscriptUpdate.Word
+
+private func final(_ words: [Word], segment: Int = 1) -> TranscriptUpdate {
+    TranscriptUpdate(segment: segment, revision: 1, isFinal: true, start: words.first?.start ?? 0,
+                     end: words.last?.end ?? 0, text: words.map(\.word).joined(separator: " "), words: words)
+}
+
+private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
+
+struct CaptionCueBuilderTests {
+    // MARK: Lines
+
+    @Test("lines break between words into the fewest lines, balanced and bottom-heavy")
+    func balancedLines() {
+        let words = "one two three four five six seven eight nine ten eleven".split(separator: " ").map(String.init)
+        let lines = CueBuilder.breakLines(words, maxLineLength: 42)
+        #expect(lines == ["one two three four five six", "seven eight nine ten eleven"])
+        // Greedy filling would give 40 + 13 characters; balanced gives two lines of similar length.
+        let long = "the quick brown fox jumps over the lazy dog and runs far away".split(separator: " ").map(String.init)
+        let balanced = CueBuilder.breakLines(long, maxLineLength: 42)
+        #expect(balanced.count == 2)
+        #expect(balanced.joined(separator: " ") == long.joined(separator: " "))
+        #expect(balanced.allSatisfy { $0.count <= 42 })
+        #expect(abs(balanced[0].count - balanced[1].count) <= 8)
+        // Equal longest lines: the shorter line goes on top.
+        #expect(CueBuilder.breakLines(["aaaa", "bb", "cccc"], maxLineLength: 7) == ["aaaa", "bb cccc"])
+        #expect(CueBuilder.breakLines(["go"], maxLineLength: 42) == ["go"])
+        #expect(CueBuilder.breakLines([], maxLineLength: 42) == [])
+    }
+
+    @Test("a word longer than a line is kept whole on a line of its own")
+    func overlongWord() {
+        let url = "https://example.com/a/very/long/path/that/never/ends"
+        #expect(CueBuilder.breakLines(["see", url, "now"], maxLineLength: 20) == ["see", url, "now"])
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 20, maxLines: 2))
+        let cues = builder.cues(for: final([Word(word: "see", start: 0, end: 0.3), Word(word: url, start: 0.4, end: 1.5),
+                                            Word(word: "now", start: 1.6, end: 1.9)]))
+        #expect(cues.map(\.lines) == [["see", url], ["now"]])
+    }
+
+    // MARK: Timing
+
+    @Test("a cue spans its words, splits at maxCueSeconds, and never lasts longer")
+    func cueTiming() {
+        var builder = CueBuilder(rules: CueRules(maxCueSeconds: 7, minCueSeconds: 1))
+        // 20 one-second words: characters would allow 2 lines of 42, time allows 7 s.
+        let words = (0..<20).map { Word(word: "w\($0)", start: Double($0), end: Double($0) + 0.9) }
+        let cues = builder.cues(for: final(words))
+        #expect(cues.map(\.start) == [0, 7, 14])
+        #expect(cues.map(\.end) == [6.9, 13.9, 19.9])
+        #expect(cues.map { $0.words.count } == [7, 7, 6])
+        // One word longer than the limit: cut to the limit.
+        var single = CueBuilder(rules: CueRules(maxCueSeconds: 3))
+        let long = single.cues(for: final([Word(word: "ummmm", start: 1, end: 10)]))
+        #expect(long == [CaptionCue(start: 1, end: 4, lines: ["ummmm"])])
+    }
+
+    @Test("short cues are extended to the minimum only into the gap before the next cue")
+    func minimumDisplay() {
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 21, maxLines: 1, minCueSeconds: 1))
+        // Two cues of one line each: the first is 0.3 s long and the next starts 0.5 s later.
+        let words = [Word(word: "aaaaaaaaaa", start: 0, end: 0.1), Word(word: "bbbbbbbbbb", start: 0.2, end: 0.3),
+                     Word(word: "cccccccccc", start: 0.8, end: 0.9)]
+        let cues = builder.cues(for: final(words))
+        #expect(cues == [CaptionCue(start: 0, end: 0.8, lines: ["aaaaaaaaaa bbbbbbbbbb"]),
+                         CaptionCue(start: 0.8, end: 1.8, lines: ["cccccccccc"])])
+        #expect(builder.lastCueEnd == 1.8)
+        // The next utterance starts within the last cue's minimum time: it starts when that cue ends.
+        let next = builder.cues(for: final([Word(word: "dd", start: 1.5, end: 2.0)], segment: 2))
+        #expect(next == [CaptionCue(start: 1.8, end: 2.8, lines: ["dd"])])
+        builder.reset()
+        #expect(builder.lastCueEnd == 0)
+    }
+
+    @Test("degenerate times still make ordered cues at least 1 ms long")
+    func degenerateTimes() {
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 20, maxLines: 1, minCueSeconds: 0))
+        let words = (0..<6).map { Word(word: "word\($0)-long-enough", start: 5, end: 5) }
+        let cues = builder.cues(for: final(words))
+        #expect(cues.count == 6)
+        for (a, b) in zip(cues, cues.dropFirst()) { #expect(a.end <= b.start) }
+        #expect(cues.allSatisfy { ms($0.end) - ms($0.start) >= 1 })
+        #expect(builder.cues(for: final([Word(word: "x", start: -3, end: .nan)])).count == 1)
+    }
+
+    @Test("results without word times are spread over their time by character count")
+    func spreadWords() {
+        let update = TranscriptUpdate(segment: 1, revision: 1, isFinal: true, start: 10, end: 12, text: "ab  abcdef\tab")
+        let words = CueBuilder.timedWords(for: update)
+        #expect(words.map(\.word) == ["ab", "abcdef", "ab"])
+        #expect(words.map(\.start) == [10, 10.4, 11.6])
+        #expect(words.map(\.end) == [10.4, 11.6, 12])
+        var builder = CueBuilder()
+        #expect(builder.cues(for: update) == [CaptionCue(start: 10, end: 12, lines: ["ab abcdef ab"])])
+        // Partials make no cues; empty finals neither.
+        var partial = update
+        partial.isFinal = false
+        #expect(builder.cues(for: partial).isEmpty)
+        #expect(builder.cues(for: TranscriptUpdate(segment: 2, revision: 1, isFinal: true, start: 0, end: 1, text: " ")).isEmpty)
+    }
+
+    @Test("time stamps in SRT, WebVTT and the live form")
+    func timeFormats() {
+        #expect(CaptionTime.format(3723.4567, style: .srt) == "01:02:03,457")
+        #expect(CaptionTime.format(3723.4567, style: .webVTT) == "01:02:03.457")
+        #expect(CaptionTime.format(3723.4567, style: .short) == "1:02:03.45")
+        #expect(CaptionTime.format(1.2, style: .short) == "00:01.20")
+        #expect(CaptionTime.format(-1, style: .srt) == "00:00:00,000")
+    }
+
+    // MARK: Properties
+
+    /// Random utterances: words of 1–15 letters (now and then one far longer than a line), random durations
+    /// and gaps (now and then a word longer than a cue may last), some results without word times.
+    private static func randomStream(_ random: inout CaptionRandom) -> (rules: CueRules, updates: [TranscriptUpdate]) {
+        let maxCue = Double.random(in: 1...20, using: &random)
+        let rules = CueRules(maxLineLength: Int.random(in: 20...80, using: &random), maxLines: Int.random(in: 1...3, using: &random),
+                             maxCueSeconds: maxCue, minCueSeconds: Double.random(in: 0...min(maxCue, 2), using: &random))
+        var time = Double.random(in: 0...3, using: &random)
+        var updates: [TranscriptUpdate] = []
+        for segment in 0..<Int.random(in: 1...8, using: &random) {
+            var words: [Word] = []
+            for _ in 0..<Int.random(in: 1...40, using: &random) {
+                let length = Int.random(in: 0..<50, using: &random) == 0 ? Int.random(in: 30...90, using: &random)
+                    : Int.random(in: 1...15, using: &random)
+                let text = String((0..<length).map { _ in "abcdefghijklmnopqrstuvwxyzäé".randomElement(using: &random)! })
+                let duration = Int.random(in: 0..<60, using: &random) == 0 ? Double.random(in: 5...25, using: &random)
+                    : Double.random(in: 0...2, using: &random)
+                words.append(Word(word: text, start: time, end: time + duration))
+                time += duration + (Bool.random(using: &random) ? 0 : Double.random(in: 0...1.5, using: &random))
+            }
+            let start = words[0].start
+            let end = words.last!.end
+            let withTimes = Int.random(in: 0..<5, using: &random) != 0
+            updates.append(TranscriptUpdate(segment: segment, revision: 1, isFinal: true, start: start, end: end,
+                                            text: words.map(\.word).joined(separator: " "), words: withTimes ? words : []))
+            time += Double.random(in: 0...3, using: &random)
+        }
+        return (rules, updates)
+    }
+
+    @Test("property: cues keep the limits, are ordered, never overlap, and hold every word exactly once")
+    func properties() {
+        var random = CaptionRandom(seed: 0xCAB7_1045)
+        var utterances = 0
+        var cueCount = 0
+        var overlongSeen = 0
+        for _ in 0..<400 {
+            let (rules, updates) = Self.randomStream(&random)
+            var builder = CueBuilder(rules: rules)
+            var previousEnd = 0
+            for update in updates {
+                utterances += 1
+                let cues = builder.cues(for: update)
+                cueCount += cues.count
+                let input = update.text.split(separator: " ").map(String.init)
+                #expect(cues.flatMap(\.words) == input, "every word exactly once, in order")
+                let timed = CueBuilder.timedWords(for: update)
+                var wordIndex = 0
+                for cue in cues {
+                    let (start, end) = (ms(cue.start), ms(cue.end))
+                    #expect(!cue.lines.isEmpty && cue.lines.count <= rules.maxLines, "\(cue)")
+                    for line in cue.lines where line.count > rules.maxLineLength {
+                        // The one allowed exception: a single word longer than a line, alone.
+                        #expect(!line.contains(" ") && line.count > rules.maxLineLength, "\(line)")
+                        overlongSeen += 1
+                    }
+                    #expect(end > start, "\(cue)")
+                    #expect(end - start <= ms(rules.maxCueSeconds), "\(cue) lasts longer than \(rules.maxCueSeconds) s")
+                    #expect(start >= previousEnd, "\(cue) overlaps the cue before")
+                    // A cue starts at its first word, unless the cue before still shows then.
+                    #expect(start == max(ms(timed[wordIndex].start), previousEnd), "\(cue)")
+                    previousEnd = end
+                    wordIndex += cue.words.count
+                }
+            }
+        }
+        #expect(utterances > 1000)
+        #expect(cueCount > utterances)
+        #expect(overlongSeen > 10)
+    }
+
+    @Test("property: lines are balanced — no line break leaves a shorter longest line")
+    func balanceProperty() {
+        var random = CaptionRandom(seed: 42)
+        for _ in 0..<500 {
+            let maxLength = Int.random(in: 20...42, using: &random)
+            let words = (0..<Int.random(in: 2...14, using: &random)).map { _ in
+                String(repeating: "x", count: Int.random(in: 1...12, using: &random))
+            }
+            let lines = CueBuilder.breakLines(words, maxLineLength: maxLength)
+            #expect(lines.joined(separator: " ") == words.joined(separator: " "))
+            guard lines.count == 2 else { continue }
+            let best = lines.map(\.count).max()!
+            for split in 1..<words.count {
+                let top = words[..<split].joined(separator: " ").count
+                let bottom = words[split...].joined(separator: " ").count
+                if top <= maxLength && bottom <= maxLength { #expect(max(top, bottom) >= best) }
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import AudioGraphCore
+@testable import AudioGraphSpeech
+import AudioGraphTestKit
+import Foundation
+import Testing
+
+/// The pocketsphinx node against real speech.
+@Suite(.serialized) struct PocketSphinxRecognizerTests {
+    /// Runs the recognizer node (no VAD upstream) over a clip, in buffers of `framesPerBuffer`.
+    func recognize(_ clip: String, framesPerBuffer: Int = 1600) throws -> [TranscriptUpdate] {
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", input: SpeechFixtures.format)
+        try harness.push(try SpeechFixtures.samples(clip), framesPerBuffer: framesPerBuffer)
+        try harness.finish()
+        return harness.events.compactMap { if case .transcript(let t) = $0.payload { return t } else { return nil } }
+    }
+
+    /// pocketsphinx's own whole-utterance decode of every single-utterance clip (`pocketsphinx_batch`, same
+    /// model; `-remove_silence no` as the node uses, so frames are on the audio's clock; `-adchdr 44` so the WAV
+    /// header is not decoded as audio; one run per clip, as a decoder carries its cepstral mean from one
+    /// utterance to the next): words and start frames per clip.
+    static let batchReference: [String: [(word: String, startFrame: Int)]] = {
+        var result: [String: [(String, Int)]] = [:]
+        for clip in SpeechFixtures.singleUtteranceClips {
+            result[clip] = batchDecode(clip)
+        }
+        return result
+    }()
+
+    static func batchDecode(_ clip: String) -> [(String, Int)] {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("psbatch-\(UUID())")
+        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let control = work.appendingPathComponent("clips.ctl")
+        try? (clip + "\n").write(to: control, atomically: true, encoding: .utf8)
+        let segments = work.appendingPathComponent("seg.txt")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pocketsphinx_batch")
+        let model = PocketSphinxEngine.defaultModelFolder
+        process.arguments = ["-adcin", "yes", "-adchdr", "44", "-remove_silence", "no", "-cepdir", SpeechFixtures.folder.path,
+                             "-cepext", ".wav", "-ctl", control.path, "-hypseg", segments.path, "-logfn", "/dev/null",
+                             "-hmm", model + "/en-us", "-lm", model + "/en-us.lm.bin", "-dict", model + "/cmudict-en-us.dict"]
+        try? process.run()
+        process.waitUntilExit()
+        // One line: id S s T t A a L l, then per word: start-frame ascr lscr word.
+        let line = (try? String(contentsOf: segments, encoding: .utf8)) ?? ""
+        let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        var words: [(String, Int)] = []
+        var i = 9
+        while i + 3 < fields.count {
+            if let spoken = PocketSphinxRecognizer.spokenWord(fields[i + 3]), let frame = Int(fields[i]) {
+                words.append((spoken, frame))
+            }
+            i += 4
+        }
+        return words
+    }
+
+    @Test("with no VAD, words and word times equal pocketsphinx's whole-utterance decode",
+          arguments: SpeechFixtures.singleUtteranceClips)
+    func matchesWholeUtteranceDecoding(clip: String) throws {
+        let reference = try #require(Self.batchReference[clip], "pocketsphinx_batch decoded \(clip)")
+        let finals = try recognize(clip).filter(\.isFinal)
+        try #require(finals.count == 1, "one utterance: \(finals.map(\.text))")
+        let words = finals[0].words
+        #expect(words.map(\.word) == reference.map(\.word))
+        // Start frames agree exactly on 13 of the 14 clips; on forever_4 one word boundary of pocketsphinx_batch
+        // falls one 10 ms frame earlier (the same samples, decoded whole, by the same library). One frame is the
+        // tolerance, and the words must match exactly.
+        let starts = words.map { Int(($0.start * 100).rounded()) }
+        #expect(starts.count == reference.count)
+        #expect(zip(starts, reference.map(\.startFrame)).allSatisfy { abs($0 - $1) <= 1 }, "\(starts) vs \(reference.map(\.startFrame))")
+    }
+
+    @Test func transcribesRealSpeechWithinAMeasuredErrorRate() throws {
+        // Measured 2026-11-29: 25 errors in 115 reference words (21.7%), the same as pocketsphinx_batch on the
+        // same clips. The bound leaves room for model updates, not for regressions in how audio is fed.
+        var errors = 0, words = 0
+        for clip in SpeechFixtures.singleUtteranceClips {
+            let text = try recognize(clip).filter(\.isFinal).map(\.text).joined(separator: " ")
+            let result = wordErrors(reference: SpeechFixtures.references[clip]!, hypothesis: text)
+            errors += result.errors
+            words += result.words
+        }
+        let rate = Double(errors) / Double(words)
+        #expect(words == 115)
+        #expect(rate < 0.25, "WER \(rate)")
+    }
+
+    @Test func partialsComeFirstAndAFinalNeverChanges() throws {
+        let updates = try recognize("librivox_0870", framesPerBuffer: 320)
+        let firstFinal = updates.firstIndex { $0.isFinal }
+        let finalIndex = try #require(firstFinal)
+        #expect(finalIndex > 0, "partials before the final")
+        #expect(updates[..<finalIndex].allSatisfy { !$0.isFinal && $0.segment == 1 })
+        #expect(updates[..<finalIndex].map(\.revision) == Array(1...finalIndex))
+        #expect(updates[finalIndex].revision == finalIndex + 1)
+        #expect(updates[(finalIndex + 1)...].allSatisfy { $0.segment != updates[finalIndex].segment },
+                "nothing more for a finalized segment")
+        // Partials every 250 ms of audio at most.
+        let ends = updates[..<finalIndex].map(\.end)
+        #expect(zip(ends, ends.dropFirst()).allSatisfy { $1 - $0 >= 0.25 - 1e-9 })
+    }
+
+    @Test func bufferSizeDoesNotChangeTheResult() throws {
+        let small = try recognize("forever_4", framesPerBuffer: 160).filter(\.isFinal)
+        let large = try recognize("forever_4", framesPerBuffer: 16000).filter(\.isFinal)
+        #expect(small.map(\.text) == large.map(\.text))
+        #expect(small.map(\.words) == large.map(\.words))
+    }
+
+    @Test func finalsCarryConfidenceWordsAndLanguage() throws {
+        let updates = try recognize("goforward")
+        let final = try #require(updates.last)
+        #expect(final.isFinal)
+        #expect(final.text == "go forward ten meters")
+        #expect(final.language == "en-US")
+        let confidence = try #require(final.confidence)
+        #expect(confidence > 0.5 && confidence <= 1)
+        #expect(final.words.allSatisfy { ($0.confidence ?? -1) >= 0 && $0.start < $0.end })
+        #expect(final.words.first!.start >= final.start && final.words.last!.end <= final.end)
+    }
+}
+
+/// Errors are found before any audio flows.
+@Suite struct RecognizerConfigurationTests {
+    func make(_ parameters: JSONObject, session: SessionSettings = SessionSettings()) throws -> RecognizerNode {
+        let values = try ParameterValidation.validate(parameters, against: RecognizerNode.descriptor, at: .root / "nodes" / "asr")
+        return try RecognizerNode(configuration: NodeConfiguration(id: "asr", type: "recognizer", values: values, session: session))
+    }
+
+    @Test func aLanguageTheEngineCannotDoNamesTheEngineAndItsLanguages() {
+        #expect(throws: GraphError(.invalidConfig, at: "nodes.asr.language",
+                                   "recognizer engine \"pocketsphinx\" cannot do de-DE; it has en-US", node: "asr")) {
+            try make(["language": "de-DE"])
+        }
+        #expect(throws: GraphError(.invalidConfig, at: "session.captionLanguage",
+                                   "recognizer engine \"pocketsphinx\" cannot do fr-FR; it has en-US", node: "asr")) {
+            try make([:], session: SessionSettings(captionLanguage: "fr-FR"))
+        }
+    }
+
+    @Test func modelLanguageDeclaresWhatGivenModelsDo() throws {
+        let node = try make(["language": "de-DE", "modelLanguage": "de-DE"])
+        #expect(node.capabilities.languages == ["de-DE"])
+    }
+
+    @Test func unknownEngine() {
+        #expect(throws: GraphError(.invalidConfig, at: "nodes.asr.engine",
+                                   "unknown recognizer engine \"pocketsfinx\" (did you mean \"pocketsphinx\"?); engines: pocketsphinx",
+                                   node: "asr")) {
+            try make(["engine": "pocketsfinx"])
+        }
+    }
+
+    @Test func aMissingModelIsUnavailableExit69() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("empty-model-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dict = folder.appendingPathComponent("missing.dict").path
+        do {
+            _ = try make(["dict": .string(dict)])
+            Issue.record("expected an error")
+        } catch let error as GraphError {
+            #expect(error.code == .unavailable)
+            #expect(error.code.exitCode == 69)
+            #expect(error.location == "nodes.asr.dict")
+            #expect(error.message.contains("recognizer model unavailable"))
+        }
+    }
+
+    @Test func keyphraseAndGrammarExcludeEachOther() throws {
+        let grammar = FileManager.default.temporaryDirectory.appendingPathComponent("g-\(UUID()).gram")
+        try "#JSGF V1.0;\ngrammar g;\npublic <cmd> = go forward;\n".write(to: grammar, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: grammar) }
+        #expect(throws: GraphError.self) { try make(["keyphrase": "go forward", "grammar": .string(grammar.path)]) }
+    }
+}
