@@ -5,7 +5,7 @@ import AudioGraphCore
 /// libsamplerate, streaming: memory does not grow with the length of the input.
 public final class ResamplerNode: AudioNode {
     /// The engine and quality used when the config does not name them: the fastest pair whose speech-band
-    /// quality matched the best in `benchmarks/resample.sh` (see docs/nodes.md for the figures).
+    /// quality passes the alias and flatness checks of `benchmarks/resample.sh` (figures in benchmarks/README.md).
     public static let defaultEngine = ResamplerEngine.soxr
     public static let defaultQuality = ResamplerQuality.medium
 

@@ -7,7 +7,8 @@ import CSoxr
 /// - `best`    -> `SOXR_VHQ` (28-bit precision, very high quality)
 /// - `high`    -> `SOXR_HQ`  (20-bit precision; soxr's default)
 /// - `medium`  -> `SOXR_MQ`  (16-bit precision, medium rolloff)
-/// - `fastest` -> `SOXR_QQ`  (quick cubic interpolation, no anti-alias filter)
+/// - `fastest` -> `SOXR_LQ`  (16-bit, large roll-off; SOXR_QQ has no anti-alias filter at all and let a 12 kHz
+///   tone alias to 4 kHz at -0.9 dB when downsampling to 16 kHz, so it is not offered)
 ///
 /// Equal input and output rates pass the samples through unchanged (the library is not called).
 ///
@@ -32,7 +33,7 @@ public final class SoxrConverter: SampleRateConverter {
         case .best: recipe = SOXR_VHQ
         case .high: recipe = SOXR_HQ
         case .medium: recipe = SOXR_MQ
-        case .fastest: recipe = SOXR_QQ
+        case .fastest: recipe = SOXR_LQ
         }
         var ioSpec = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var qualitySpec = soxr_quality_spec(UInt(recipe), 0)

@@ -174,3 +174,8 @@ public final class CaptionSinkNode: AudioNode {
         try? file?.finalize()
     }
 }
+
+extension CaptionSinkNode: TerminalWriter {
+    /// Live captions draw on the terminal; file formats do not.
+    public var writesToTerminal: Bool { format == .live }
+}

@@ -115,7 +115,10 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
             }
         }
         finalDecoder = try Self.makeDecoder(arguments, files, options)
-        streamingDecoder = streaming && wholeUtteranceFinal ? try Self.makeDecoder(arguments, files, options) : nil
+        // The streaming decoder only gives partials (its own final is discarded), so it skips the flat-lexicon
+        // and lattice passes that run at each utterance end.
+        streamingDecoder = streaming && wholeUtteranceFinal
+            ? try Self.makeDecoder(arguments + ["-fwdflat", "no", "-bestpath", "no"], files, options) : nil
         logmath = ps_get_logmath(finalDecoder)
     }
 

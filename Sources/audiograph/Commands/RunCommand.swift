@@ -45,7 +45,9 @@ struct RunCommand: Command {
 
         let runtime = GraphRuntime(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
         let interrupts = InterruptHandler { runtime.cancel() }
-        let display = ProgressDisplay(runtime: runtime, enabled: !quiet && Console.stderrIsTerminal)
+        // Live captions own the bottom line of the terminal; the status line would overwrite them.
+        let sharesTerminal = graph.instances(of: (any TerminalWriter).self).contains { $0.writesToTerminal }
+        let display = ProgressDisplay(runtime: runtime, enabled: !quiet && Console.stderrIsTerminal && !sharesTerminal)
         defer { _ = interrupts }
 
         display.start()
