@@ -2,3 +2,4 @@
 @_exported import AudioGraphDSP
 @_exported import AudioGraphIO
 @_exported import AudioGraphSpeech
+@_exported import AudioGraphSessions
