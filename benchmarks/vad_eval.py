@@ -2,9 +2,10 @@
 """benchmarks/vad_eval.py: test audio and frame-level scoring for benchmarks/vad.sh.
 
   vad_eval.py make FIXTURES OUT      writes the test audio (16 kHz mono 16-bit WAVs) and OUT/manifest.json
-  vad_eval.py eval OUT [--ours DIR] [--silero] [--json FILE]
-                                     scores py-webrtcvad (modes 0-3), silero-vad (with --silero) and ours (the
-                                     `--events jsonl` output of `audiograph run`, one DIR/<name>.jsonl per file)
+  vad_eval.py eval OUT [--ours LABEL=DIR]... [--silero] [--json FILE] [--markdown FILE]
+                                     scores py-webrtcvad (modes 0-3), silero-vad (with --silero) and each --ours
+                                     (the `--events jsonl` output of `audiograph run`, one DIR/<name>.jsonl per
+                                     file; the first --ours is the one checked against the target)
 
 Test sets (all deterministic, fixed seeds):
   real     the labelled fixtures as they are: librivox_0870 ... librivox_0930 and chan3_16k (vad_labels.tsv)
@@ -313,15 +314,16 @@ def prf(c):
     return p, r, f
 
 
-def evaluate(out, ours_dir=None, silero=False, json_path=None):
+def evaluate(out, ours=(), silero=False, json_path=None, markdown_path=None):
+    """`ours`: (label, events folder) pairs; the first is the one checked against the target."""
     with open(os.path.join(out, "manifest.json")) as f:
         files = json.load(f)["files"]
     systems = [f"webrtc{m}" for m in range(4)]
     if silero:
         systems += ["silero", "silero-raw"]
         model = Silero()
-    if ours_dir:
-        systems.append("ours")
+    systems += [label for label, _ in ours]
+    folders = dict(ours)
     table = {}  # (condition, system) -> counts
     seconds = {}
     timing = {s: 0.0 for s in systems}
@@ -334,6 +336,8 @@ def evaluate(out, ours_dir=None, silero=False, json_path=None):
         keys = [condition]
         if entry["set"] == "real":
             keys.append("real-all")
+            if condition.startswith("librivox"):
+                keys.append("real-librivox")
         elif entry["snr"] is not None:
             keys.append(f"snr{entry['snr']}")
         seconds[condition] = seconds.get(condition, 0.0) + entry["seconds"]
@@ -349,77 +353,91 @@ def evaluate(out, ours_dir=None, silero=False, json_path=None):
             elif system == "silero-raw":
                 hyp = resample_decisions(silero_probs >= 0.5, 512 / RATE, n_frames)
             else:
-                hyp = frames_from_segments(read_events(os.path.join(ours_dir, entry["name"] + ".jsonl")), n_frames)
+                hyp = frames_from_segments(read_events(os.path.join(folders[system], entry["name"] + ".jsonl")),
+                                           n_frames)
             timing[system] += time.perf_counter() - t0
             c = counts(ref, hyp)
             for key in keys:
                 table[(key, system)] = table.get((key, system), 0) + c
 
-    def row(label, key):
-        cells = []
-        for system in systems:
-            p, r, f = prf(table[(key, system)])
-            cells.append(f"{f:.3f} ({p:.2f}/{r:.2f})")
-        return f"{label:<14}" + "".join(f"{c:>20}" for c in cells)
+    rows = [("Labelled real files, as they are", [(name, name) for name in LABELLED_REAL]
+             + [("5 librivox", "real-librivox"), ("all six", "real-all")]),
+            (f"Synthetic calls ({CALLS} calls, {seconds['clean'] / 60:.1f} min per condition)",
+             [("clean", "clean")] + [row for snr in SNRS for row in
+                                     [(f"{noise} {snr} dB", f"{noise}{snr}") for noise in NOISES]
+                                     + [(f"all {snr} dB", f"snr{snr}")]])]
+    width = max(10, max(len(s) for s in systems) + 2)
 
-    header = f"{'condition':<14}" + "".join(f"{s:>20}" for s in systems)
-    print("Frame F1 (precision/recall) of the speech class, 10 ms frames")
+    def text_table(cell):
+        for title, entries in rows:
+            print(title)
+            print(f"{'condition':<15}" + "".join(f"{s:>{width}}" for s in systems))
+            for label, key in entries:
+                print(f"{label:<15}" + "".join(f"{cell(prf(table[(key, s)])):>{width}}" for s in systems))
+            print()
+
+    print("Frame F1 of the speech class (10 ms frames)")
     print()
-    print("Labelled real files, as they are")
-    print(header)
-    for name in LABELLED_REAL:
-        print(row(name, name))
-    print(row("all six", "real-all"))
+    text_table(lambda v: f"{v[2]:.3f}")
+    print("Precision/recall")
     print()
-    print(f"Synthetic calls ({CALLS} calls, {seconds['clean'] / 60:.1f} min each condition)")
-    print(header)
-    print(row("clean", "clean"))
-    for snr in SNRS:
-        for noise in NOISES:
-            print(row(f"{noise} {snr} dB", f"{noise}{snr}"))
-        print(row(f"all {snr} dB", f"snr{snr}"))
-    print()
+    text_table(lambda v: f"{v[0]:.2f}/{v[1]:.2f}")
     # The target: ours above the best webrtcvad mode at every SNR (pooled over the noise kinds).
-    summary = {}
-    if ours_dir:
+    if ours:
+        target = ours[0][0]
         verdicts = []
         for snr in SNRS:
-            ours = prf(table[(f"snr{snr}", "ours")])[2]
+            mine = prf(table[(f"snr{snr}", target)])[2]
             best_mode = max(range(4), key=lambda m: prf(table[(f"snr{snr}", f"webrtc{m}")])[2])
             best = prf(table[(f"snr{snr}", f"webrtc{best_mode}")])[2]
-            verdicts.append(ours > best)
-            print(f"SNR {snr:>2} dB: ours {ours:.3f} vs webrtcvad's best (mode {best_mode}) {best:.3f}: "
-                  + ("above" if ours > best else "NOT above"))
-        print("Target, F1 above webrtcvad's best mode at every SNR: " + ("met" if all(verdicts) else "NOT met"))
+            verdicts.append(mine > best)
+            print(f"SNR {snr:>2} dB: {target} {mine:.3f} vs webrtcvad's best (mode {best_mode}) {best:.3f}: "
+                  + ("above" if mine > best else "NOT above") + f" ({mine - best:+.3f})")
+        print(f"Target, {target} F1 above webrtcvad's best mode at every SNR: " + ("met" if all(verdicts) else "NOT met"))
     total = sum(seconds.values())
     print()
     print(f"Python-side time for {total / 60:.1f} min of audio: "
-          + ", ".join(f"{s} {timing[s]:.1f} s" for s in systems if s != "ours"))
+          + ", ".join(f"{s} {timing[s]:.1f} s" for s in systems if s not in folders))
     if json_path:
+        summary = {}
         for (key, system), c in table.items():
             summary.setdefault(key, {})[system] = dict(zip(("precision", "recall", "f1"), prf(c)))
         with open(json_path, "w") as f:
             json.dump(summary, f, indent=1)
+    if markdown_path:
+        with open(markdown_path, "w") as f:
+            for title, entries in rows:
+                f.write(f"{title}: frame F1 (best of each row in bold)\n\n")
+                f.write("| condition | " + " | ".join(systems) + " |\n")
+                f.write("|---|" + "---:|" * len(systems) + "\n")
+                for label, key in entries:
+                    values = [prf(table[(key, s)])[2] for s in systems]
+                    top = max(values)
+                    cells = [f"**{v:.3f}**" if v == top else f"{v:.3f}" for v in values]
+                    f.write(f"| {label} | " + " | ".join(cells) + " |\n")
+                f.write("\n")
 
 
 def main(argv):
     if len(argv) >= 3 and argv[0] == "make":
         make(argv[1], argv[2])
     elif len(argv) >= 2 and argv[0] == "eval":
-        ours = None
-        silero = False
-        json_path = None
+        ours, silero, json_path, markdown_path = [], False, None, None
         rest = argv[2:]
         while rest:
-            if rest[0] == "--ours" and len(rest) > 1:
-                ours, rest = rest[1], rest[2:]
+            if rest[0] == "--ours" and len(rest) > 1 and "=" in rest[1]:
+                ours.append(tuple(rest[1].split("=", 1)))
+                rest = rest[2:]
             elif rest[0] == "--silero":
                 silero, rest = True, rest[1:]
             elif rest[0] == "--json" and len(rest) > 1:
                 json_path, rest = rest[1], rest[2:]
+            elif rest[0] == "--markdown" and len(rest) > 1:
+                markdown_path, rest = rest[1], rest[2:]
             else:
-                raise SystemExit(__doc__)
-        evaluate(argv[1], ours, silero, json_path)
+                print(__doc__, file=sys.stderr)
+                return 64
+        evaluate(argv[1], ours, silero, json_path, markdown_path)
     else:
         print(__doc__, file=sys.stderr)
         return 64

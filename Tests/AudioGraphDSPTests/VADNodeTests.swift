@@ -11,7 +11,11 @@ import Testing
 // the frame) and averaged over 9 frames (±40 ms): an onset or offset can move by up to about 56 ms from where
 // the sound crosses the threshold. The synthetic syllables also fade in and out (sin² envelope), so the
 // threshold is crossed a little after the envelope starts and a little before it ends. Starts and ends are
-// therefore checked within ±60 ms (±80 ms in noise, where the fades sink under the noise sooner).
+// therefore checked within ±60 ms. In noise, within ±100 ms: at the start the fade-in sinks under the noise, and
+// the first speech of a stream passes only once the classifier knows a speech level (a frame 6 dB over the floor
+// or clearly harmonic; see `VADClassifier`), which the fading first syllable reaches later at 10 dB SNR; at the
+// end the lower flatnessOff threshold (hysteresis) holds the decision until the 9-frame average has dropped
+// back under it, which can take the whole window after the last syllable fades.
 
 private let mono16k = AudioFormat(sampleRate: 16_000, channels: 1)
 private let defaultPreRoll = Double(VADConfiguration.defaults.preRollMs) / 1000
@@ -39,7 +43,7 @@ struct VADNodeTests {
         #expect(d.parameters.map(\.name) == ["aggressiveness", "hangoverMs", "minSpeechMs", "preRollMs"])
         #expect(d.parameter(named: "aggressiveness")?.kind == .integer(range: 0...3))
         #expect(d.parameter(named: "aggressiveness")?.defaultValue == .number(1))
-        #expect(d.parameter(named: "hangoverMs")?.defaultValue == .number(500))
+        #expect(d.parameter(named: "hangoverMs")?.defaultValue == .number(650))
         #expect(d.parameter(named: "minSpeechMs")?.defaultValue == .number(100))
         #expect(d.parameter(named: "preRollMs")?.defaultValue == .number(50))
         #expect(d.parameters.allSatisfy { !$0.doc.isEmpty })
@@ -124,8 +128,8 @@ struct VADNodeTests {
         let harness = try VADRun.node(utterance(sampleRate: 16_000, noiseRMS: noiseRMS), format: mono16k)
         let events = harness.speechEvents
         try #require(events.count == 2, "\(events)")
-        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.08, "\(events)")
-        #expect(abs(events[1].time - 3.0) < 0.08, "\(events)")
+        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.1, "\(events)")
+        #expect(abs(events[1].time - 3.0) < 0.1, "\(events)")
     }
 
     @Test func preRollAndParametersShapeTheEvents() throws {
@@ -226,8 +230,8 @@ struct VADNodeTests {
         }
         let events = try VADRun.node(samples, format: AudioFormat(sampleRate: 16_000, channels: 4)).speechEvents
         try #require(events.count == 2, "\(events)")
-        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.08)
-        #expect(abs(events[1].time - 3.0) < 0.08)
+        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.1)
+        #expect(abs(events[1].time - 3.0) < 0.1)
     }
 
     @Test(arguments: [8_000, 11_025, 22_050, 44_100, 48_000])
@@ -235,8 +239,8 @@ struct VADNodeTests {
         let events = try VADRun.node(utterance(sampleRate: rate, noiseRMS: 0.003),
                                      format: AudioFormat(sampleRate: rate, channels: 1)).speechEvents
         try #require(events.count == 2, "\(events)")
-        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.08, "\(events)")
-        #expect(abs(events[1].time - 3.0) < 0.08, "\(events)")
+        #expect(abs(events[0].time - (1.0 - defaultPreRoll)) < 0.1, "\(events)")
+        #expect(abs(events[1].time - 3.0) < 0.1, "\(events)")
     }
 
     /// Aggressiveness 0 reports at least as much speech as 3 on a hard case (speech at about 0 dB SNR).

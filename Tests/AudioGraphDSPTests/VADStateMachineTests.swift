@@ -6,9 +6,11 @@ import Testing
 
 private typealias Action = VADStateMachine.Action
 
-/// Feeds one decision per 10-sample frame, starting at `start`; returns (frame index, action) for each action.
-private func feed(_ machine: inout VADStateMachine, _ pattern: String, from start: Int64 = 0)
+/// Feeds one decision per 10-sample frame, starting at `start` (default: where the machine's last frame ended);
+/// returns (frame index, action) for each action.
+private func feed(_ machine: inout VADStateMachine, _ pattern: String, from start: Int64? = nil)
     -> [(frame: Int, action: Action)] {
+    let start = start ?? machine.lastFrameEnd
     var result: [(Int, Action)] = []
     for (i, c) in pattern.enumerated() {
         let begin = start + Int64(i) * 10

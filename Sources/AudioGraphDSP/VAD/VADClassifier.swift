@@ -8,6 +8,9 @@
 /// 3. A speech level is tracked: a running 90th percentile of the speech-band level of speech-like frames.
 ///    A speech-like frame more than `gateDb` below it (`gateDb + gateHysteresisDb` while speaking) and less than
 ///    `clearSNRDb` above the noise floor is taken for background (distant talkers, babble), not the speaker.
+///    Until the level is known (from the first speech-like frame `levelStartSNRDb` above the floor, or after
+///    `levelStartFrames` of them), only frames clear of the floor pass, so faint tonal room noise at the start
+///    of a stream is not taken for speech.
 ///
 /// `aggressiveness` 0…3 picks the thresholds, like webrtcvad's modes: 0 reports the most speech (fewest missed
 /// words), 3 the least (fewest false alarms). The values were set with benchmarks/vad.sh.
@@ -36,10 +39,10 @@ public struct VADClassifier {
         /// The thresholds of an aggressiveness level (clamped to 0…3).
         public static func aggressiveness(_ level: Int) -> Thresholds {
             switch min(max(level, 0), 3) {
-            case 0: return Thresholds(flatnessOn: 0.62, flatnessOff: 0.59, clearSNRDb: 10, gateDb: 14)
-            case 1: return Thresholds(flatnessOn: 0.66, flatnessOff: 0.60, clearSNRDb: 10, gateDb: 11)
-            case 2: return Thresholds(flatnessOn: 0.70, flatnessOff: 0.63, clearSNRDb: 12, gateDb: 10)
-            default: return Thresholds(flatnessOn: 0.75, flatnessOff: 0.67, clearSNRDb: 14, gateDb: 9)
+            case 0: return Thresholds(flatnessOn: 0.62, flatnessOff: 0.59, clearSNRDb: 10, gateDb: 13)
+            case 1: return Thresholds(flatnessOn: 0.66, flatnessOff: 0.60, clearSNRDb: 12, gateDb: 10)
+            case 2: return Thresholds(flatnessOn: 0.70, flatnessOff: 0.63, clearSNRDb: 12, gateDb: 9)
+            default: return Thresholds(flatnessOn: 0.75, flatnessOff: 0.67, clearSNRDb: 14, gateDb: 8)
             }
         }
     }
@@ -51,14 +54,22 @@ public struct VADClassifier {
     /// (their ratio sets the percentile: down/(up+down) = 1 − 0.9).
     public var levelUpDb: Float = 0.3
     public var levelDownDb: Float = 0.3 / 9
+    /// Speech-like frames not clear of the floor that pass before a speech level is known (at the start of a
+    /// stream, tonal room noise is not taken for speech until then).
+    public var levelStartFrames = 30
+    /// A speech-like frame this far above the noise floor (dB) starts the speech level at once.
+    public var levelStartSNRDb: Float = 6
+    /// ... or this tonal (`-logFlatness`; clear harmonics, as of a voice in noise).
+    public var levelStartTonality: Float = 1.0
     /// Added to `gateDb` once speaking, so the quieter ends of words are not cut.
-    public var gateHysteresisDb: Float = 6
+    public var gateHysteresisDb: Float = 8
 
     private var history: [VADFeatures]
     private var filled = 0
     private var cursor = 0
     private var speaking = false
     private var speechLevelDb: Float?
+    private var unreferencedFrames = 0
 
     public init(thresholds: Thresholds, smoothingFrames: Int = 9) {
         precondition(smoothingFrames >= 1 && smoothingFrames % 2 == 1, "smoothingFrames must be odd")
@@ -95,16 +106,24 @@ public struct VADClassifier {
         let tonality = -flatness / n
         let t = thresholds
         let speechLike = tonality > (speaking ? t.flatnessOff : t.flatnessOn)
+        let clear = level - noise > t.clearSNRDb
         if speechLike {
             if let tracked = speechLevelDb {
                 speechLevelDb = tracked + (level > tracked ? levelUpDb : -levelDownDb)
             } else {
-                speechLevelDb = level
+                // The level starts at the first speech-like frame `levelStartSNRDb` above the floor, or after
+                // `levelStartFrames` speech-like frames in all (speech in strong noise may never get there).
+                unreferencedFrames += 1
+                if level - noise > levelStartSNRDb || tonality > levelStartTonality
+                    || unreferencedFrames >= levelStartFrames {
+                    speechLevelDb = level
+                }
             }
         }
+        // Until a speech level is known, only frames clear of the floor pass (the frame that starts the level
+        // passes too).
         let loudEnough = level >= t.minimumLevelDb
-            && (level > (speechLevelDb ?? level) - t.gateDb - (speaking ? gateHysteresisDb : 0)
-                || level - noise > t.clearSNRDb)
+            && (clear || speechLevelDb.map { level > $0 - t.gateDb - (speaking ? gateHysteresisDb : 0) } ?? false)
         speaking = speechLike && loudEnough
         return speaking
     }

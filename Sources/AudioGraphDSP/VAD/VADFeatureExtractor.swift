@@ -22,7 +22,8 @@ public struct VADFeatures: Sendable, Equatable {
 /// sample rate when that is lower) by minimum statistics (Martin 2001): the minimum of the smoothed band power over the last ~2 s, which
 /// speech does not raise because speech pauses within 2 s. A mean floor follows the band power in frames near
 /// that minimum (so the floor is the noise's mean, not its minimum) and holds during speech. The floor follows
-/// falling noise within ~0.2 s and rising noise within the 2 s window.
+/// falling noise at once (never more than 6 dB above the smoothed power; a 20 dB drop within ~1 s) and rising
+/// noise within the 2 s window.
 public struct VADFeatureExtractor {
     /// Band edges and tracking constants.
     public struct Settings: Sendable, Equatable {
@@ -40,6 +41,9 @@ public struct VADFeatureExtractor {
         public var nearMinimum: Float = 5
         /// Smoothing of the mean floor (per frame).
         public var floorSmoothing: Float = 0.95
+        /// The floor never stays more than this above the smoothed band power (6 dB): it drops at once with the
+        /// noise instead of decaying.
+        public var dropRatio: Float = 4
         /// Frames at the start that set the floor from their mean (the stream is assumed to start without speech).
         public var startupFrames = 10
         /// Power added to every bin so digital silence has a finite, flat spectrum: −100 dB.
@@ -129,8 +133,9 @@ public struct VADFeatureExtractor {
             } else if p < s.nearMinimum * m {
                 floor[b] = s.floorSmoothing * floor[b] + (1 - s.floorSmoothing) * p
             }
-            // Quickly down (never above the smoothed power), slowly up (never below the minimum).
-            floor[b] = max(floor[b], m)
+            // Quickly down (never more than `dropRatio` above the smoothed power), slowly up (never below the
+            // minimum).
+            floor[b] = max(min(floor[b], s.dropRatio * smoothed[b]), m)
         }
         subwindowFill += 1
         if subwindowFill == s.subwindowFrames {

@@ -25,7 +25,7 @@ public final class VADNode: AudioNode {
             ParameterSpec("hangoverMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.hangoverMs)),
                           doc: "Speech continues through pauses shorter than this (ms), so a sentence is one segment; the end "
                             + "is reported this long after the last speech frame, stamped at that frame's end. "
-                            + "Default 500, chosen by benchmarks/vad.sh."),
+                            + "Default 650, chosen by benchmarks/vad.sh."),
             ParameterSpec("minSpeechMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.minSpeechMs)),
                           doc: "A run of speech shorter than this (ms) is ignored (clicks, coughs); speechStarted is reported "
                             + "once a run reaches it. Default 100, chosen by benchmarks/vad.sh."),

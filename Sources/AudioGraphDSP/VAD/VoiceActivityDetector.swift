@@ -17,7 +17,7 @@ public struct VADConfiguration: Sendable, Equatable {
     }
 
     /// The defaults: the best mean frame F1 over the SNRs of benchmarks/vad.sh (see benchmarks/README.md).
-    public static let defaults = (aggressiveness: 1, hangoverMs: 500, minSpeechMs: 100, preRollMs: 50)
+    public static let defaults = (aggressiveness: 1, hangoverMs: 650, minSpeechMs: 100, preRollMs: 50)
 }
 
 /// A voice-activity detector over one stream of mono samples: frames the samples (10 ms hop, a Hann window of

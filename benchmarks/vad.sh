@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# benchmarks/vad.sh: the `vad` node against py-webrtcvad (modes 0-3) and silero-vad, frame F1 and cost.
+#
+# Test audio (benchmarks/vad_eval.py makes it, deterministically, from Tests/AudioGraphSpeechTests/Fixtures):
+#   real    the labelled fixtures as they are: librivox_0870 ... 0930 and chan3_16k (vad_labels.tsv)
+#   calls   8 "synthetic calls": the five labelled librivox clips shuffled, with 0.5-2 s of silence between
+#           them, each call at its own level; clean and mixed with white, pink and babble noise at SNR 20, 10,
+#           5 and 0 dB (labels = the clips' labels, shifted)
+# Systems, all on the same 16 kHz audio:
+#   ours-aN     audiograph run {file-source -> vad{aggressiveness N}} --events jsonl, N = 0..3, other
+#               parameters at their defaults; speechStarted/speechEnded become 10 ms frame labels
+#   webrtcN     py-webrtcvad mode N, 30 ms frames, its raw per-frame decisions
+#   silero      silero-vad (ONNX model run with onnxruntime) through get_speech_timestamps' defaults
+#   silero-raw  silero-vad's per-32 ms-chunk probability >= 0.5
+# Scoring: frame-level precision, recall and F1 of the speech class over 10 ms frames, pooled per condition.
+# Cost: real-time factor of the vad node = (wall time of file-source -> level-meter -> vad minus that of
+# file-source -> level-meter) / audio duration, on a --rtf-minutes file, median of --repeats interleaved runs.
+#
+# Usage: benchmarks/vad.sh [--binary PATH] [--work DIR] [--repeats R] [--rtf-minutes M] [--no-silero]
+#   --binary PATH     the audiograph to test (default: `swift build -c release` in the repo root)
+#   --work DIR        folder for the test audio and outputs (default: a mktemp folder, removed at the end;
+#                     a folder you name is kept)
+#   --repeats R       timed runs of each pipeline for the real-time factor (default 5)
+#   --rtf-minutes M   length of the timing file, minutes (default 30)
+#   --no-silero       skip silero-vad (no onnxruntime download)
+#
+# Needs python3 with venv. numpy, webrtcvad-wheels (and onnxruntime + silero-vad, whose wheel ships the ONNX
+# model) are installed from PyPI into a venv at $VAD_VENV (default ~/.cache/audiograph/vad-venv) when the
+# python3 on PATH lacks them.
+set -euo pipefail
+
+BINARY=""
+WORK=""
+REPEATS=5
+RTF_MINUTES=30
+SILERO=1
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+die() { echo "vad.sh: $*" >&2; exit 1; }
+is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
+    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
+    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
+    --rtf-minutes) [ $# -ge 2 ] || die "--rtf-minutes needs a value"; RTF_MINUTES="$2"; shift 2 ;;
+    --no-silero) SILERO=0; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 64 ;;
+  esac
+done
+is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
+is_count "$RTF_MINUTES" && [ "$RTF_MINUTES" -ge 1 ] || die "--rtf-minutes must be a whole number >= 1"
+command -v python3 >/dev/null || die "python3 is not installed"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
+EVAL="$ROOT/benchmarks/vad_eval.py"
+if [ -z "$BINARY" ]; then
+  echo "Building audiograph (swift build -c release) ..." >&2
+  swift build -c release --package-path "$ROOT" >&2
+  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
+fi
+[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
+BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
+
+if [ -z "$WORK" ]; then
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-vad.XXXXXX")"
+  trap 'rm -rf "$WORK"' EXIT
+else
+  mkdir -p "$WORK"
+fi
+WORK="$(cd "$WORK" && pwd)"
+SCRIPT_START=$(date +%s)
+
+# ---------------------------------------------------------------------------------------------------------
+# Python with numpy, webrtcvad (and onnxruntime + silero-vad)
+
+PY=python3
+needs="import numpy, webrtcvad"
+# silero_vad's own __init__ imports torch: only check that the package (and so its ONNX model) is there.
+[ "$SILERO" = 1 ] && needs="$needs, onnxruntime, importlib.util; assert importlib.util.find_spec('silero_vad')"
+if ! "$PY" -c "$needs" 2>/dev/null; then
+  VENV="${VAD_VENV:-$HOME/.cache/audiograph/vad-venv}"
+  if ! "$VENV/bin/python" -c "$needs" 2>/dev/null; then
+    echo "Installing numpy, webrtcvad-wheels$([ "$SILERO" = 1 ] && echo ", onnxruntime, silero-vad") into $VENV ..." >&2
+    python3 -m venv "$VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
+    "$VENV/bin/pip" install -q numpy webrtcvad-wheels >&2
+    if [ "$SILERO" = 1 ]; then
+      # silero-vad's wheel carries the ONNX model; its torch dependency is not needed to run it.
+      "$VENV/bin/pip" install -q onnxruntime >&2
+      "$VENV/bin/pip" install -q --no-deps silero-vad >&2
+    fi
+  fi
+  PY="$VENV/bin/python"
+fi
+
+# ---------------------------------------------------------------------------------------------------------
+# Test audio
+
+echo "Making the test audio ..." >&2
+"$PY" "$EVAL" make "$FIXTURES" "$WORK/data"
+mapfile -t NAMES < <("$PY" -c 'import json,sys; [print(f["name"]) for f in json.load(open(sys.argv[1]))["files"]]' \
+  "$WORK/data/manifest.json")
+
+# ---------------------------------------------------------------------------------------------------------
+# Ours: one run per file and aggressiveness, events as JSON lines
+
+echo "Running the vad node on ${#NAMES[@]} files x 4 aggressiveness levels ..." >&2
+OURS_ARGS=()
+DEFAULT_AGGR="$("$BINARY" inspect vad | sed -n 's/^ *aggressiveness .*default \([0-9]\).*/\1/p')"
+[ -n "$DEFAULT_AGGR" ] || DEFAULT_AGGR=1
+for aggr in "$DEFAULT_AGGR" 0 1 2 3; do
+  out="$WORK/ours-a$aggr"
+  [ -d "$out" ] && continue
+  mkdir -p "$out"
+  for name in "${NAMES[@]}"; do
+    cat >"$WORK/cfg.json" <<EOF
+{ "version": 1,
+  "nodes": { "src": { "type": "file-source", "path": "$WORK/data/$name.wav" },
+             "vad": { "type": "vad", "aggressiveness": $aggr } },
+  "links": ["src -> vad"] }
+EOF
+    "$BINARY" run "$WORK/cfg.json" --events jsonl --quiet >"$out/$name.jsonl" \
+      || die "audiograph run failed on $name (aggressiveness $aggr)"
+  done
+done
+OURS_ARGS+=(--ours "ours-a$DEFAULT_AGGR=$WORK/ours-a$DEFAULT_AGGR")
+for aggr in 0 1 2 3; do
+  [ "$aggr" = "$DEFAULT_AGGR" ] || OURS_ARGS+=(--ours "ours-a$aggr=$WORK/ours-a$aggr")
+done
+
+# ---------------------------------------------------------------------------------------------------------
+# Cost: real-time factor
+
+echo "Timing ($RTF_MINUTES min of audio, $REPEATS rounds) ..." >&2
+LONG="$WORK/long.wav"
+"$PY" - "$WORK/data" "$LONG" "$RTF_MINUTES" <<'PY'
+import json, os, sys, wave
+data, out, minutes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+files = [f["path"] for f in json.load(open(os.path.join(data, "manifest.json")))["files"] if f["set"] == "calls"]
+frames = []
+with wave.open(out, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
+    total, i = 0, 0
+    while total < minutes * 60 * 16000:
+        with wave.open(files[i % len(files)]) as r:
+            chunk = r.readframes(r.getnframes())
+        w.writeframes(chunk)
+        total += len(chunk) // 2
+        i += 1
+PY
+cat "$LONG" >/dev/null
+LONG_SECONDS="$("$PY" -c 'import wave,sys; w=wave.open(sys.argv[1]); print(w.getnframes()/w.getframerate())' "$LONG")"
+write_timing_config() {
+  local path="$1" with_vad="$2" nodes links
+  nodes='"src": { "type": "file-source", "path": "'"$LONG"'" }, "level": { "type": "level-meter", "intervalMs": 60000 }'
+  links='"src -> level"'
+  if [ "$with_vad" = 1 ]; then
+    nodes="$nodes"', "vad": { "type": "vad" }'
+    links='"src -> level -> vad"'
+  fi
+  printf '{ "version": 1, "nodes": { %s }, "links": [%s] }\n' "$nodes" "$links" >"$path"
+}
+write_timing_config "$WORK/base.json" 0
+write_timing_config "$WORK/with-vad.json" 1
+now_ns() { date +%s%N; }
+: >"$WORK/base.runs"
+: >"$WORK/vad.runs"
+for (( round = 1; round <= REPEATS; round++ )); do
+  for job in base vad; do
+    cfg="$WORK/base.json"; [ "$job" = vad ] && cfg="$WORK/with-vad.json"
+    t0=$(now_ns)
+    "$BINARY" run "$cfg" --quiet >/dev/null || die "timing run ($job) failed"
+    t1=$(now_ns)
+    echo $(( t1 - t0 )) >>"$WORK/$job.runs"
+  done
+done
+median() { sort -n "$1" | sed -n "$(( (REPEATS + 1) / 2 ))p"; }
+BASE_NS=$(median "$WORK/base.runs")
+VAD_NS=$(median "$WORK/vad.runs")
+
+# ---------------------------------------------------------------------------------------------------------
+# Report (stdout)
+
+echo "audiograph vad benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+echo "binary: $BINARY (vad defaults: $("$BINARY" inspect vad | sed -n 's/^ *\([a-zA-Z]*\) .*default \([0-9]*\).*/\1 \2/p' | paste -sd, - | sed 's/,/, /g'))"
+echo "python: $("$PY" -c 'import sys, numpy, importlib.metadata as m; print(sys.version.split()[0], "numpy", numpy.__version__, "webrtcvad-wheels", m.version("webrtcvad-wheels"), *(["silero-vad", m.version("silero-vad"), "onnxruntime", m.version("onnxruntime")] if '"$SILERO"' else []))')"
+echo
+EVAL_ARGS=("${OURS_ARGS[@]}" --json "$WORK/f1.json" --markdown "$WORK/f1.md")
+[ "$SILERO" = 1 ] && EVAL_ARGS+=(--silero)
+"$PY" "$EVAL" eval "$WORK/data" "${EVAL_ARGS[@]}"
+echo
+awk -v b="$BASE_NS" -v v="$VAD_NS" -v s="$LONG_SECONDS" -v r="$REPEATS" 'BEGIN {
+  printf "Cost on %.1f min of 16 kHz mono (median of %d runs): file-source -> level-meter %.3f s, + vad %.3f s\n",
+         s / 60, r, b / 1e9, v / 1e9
+  rtf = (v - b) / 1e9 / s
+  printf "vad real-time factor: %.5f (%.0fx faster than real time); target < 0.002: %s\n",
+         rtf, (rtf > 0 ? 1 / rtf : 0), (rtf < 0.002 ? "met" : "NOT met")
+}'
+echo
+echo "== The F1 tables in Markdown"
+echo
+cat "$WORK/f1.md"
+echo "Total benchmark time: $(( $(date +%s) - SCRIPT_START )) s"
