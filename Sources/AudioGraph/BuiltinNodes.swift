@@ -30,3 +30,10 @@ public func loadGraph(configPath: String, overrides: [String] = [],
     let spec = try ConfigLoader.load(path: configPath, overrides: overrides)
     return try GraphBuilder(registry: registry).build(spec)
 }
+
+extension VoiceCaptureSession {
+    /// A session that builds with the built-in node types.
+    public init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, registry: .builtins)
+    }
+}

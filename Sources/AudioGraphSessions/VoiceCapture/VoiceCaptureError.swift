@@ -1,0 +1,46 @@
+/// Everything a voice-capture session can fail with. Cases and their `code`s are stable: apps switch on them.
+public enum VoiceCaptureError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No sound server (PulseAudio/PipeWire) or no such device.
+    case microphoneUnavailable(String)
+    /// The sound server refused access.
+    case microphonePermissionDenied(String)
+    /// The recognizer's model (or engine) is missing.
+    case recognizerUnavailable(String)
+    /// The recording held no recognizable speech.
+    case emptyTranscript
+    /// Recording failed part way (the device vanished, the disk filled).
+    case recordingFailed(String)
+    /// Transcribing the recording failed.
+    case transcriptionFailed(String)
+    /// `cancel()` was called.
+    case cancelled
+    /// The call is not allowed in the session's current state.
+    case invalidState(operation: String, state: VoiceCaptureState)
+
+    /// A stable machine-readable code.
+    public var code: String {
+        switch self {
+        case .microphoneUnavailable: return "microphone_unavailable"
+        case .microphonePermissionDenied: return "microphone_permission_denied"
+        case .recognizerUnavailable: return "recognizer_unavailable"
+        case .emptyTranscript: return "empty_transcript"
+        case .recordingFailed: return "recording_failed"
+        case .transcriptionFailed: return "transcription_failed"
+        case .cancelled: return "cancelled"
+        case .invalidState: return "invalid_state"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .microphoneUnavailable(let why): return "microphone unavailable: \(why)"
+        case .microphonePermissionDenied(let why): return "microphone permission denied: \(why)"
+        case .recognizerUnavailable(let why): return "recognizer unavailable: \(why)"
+        case .emptyTranscript: return "no speech was recognized in the recording"
+        case .recordingFailed(let why): return "recording failed: \(why)"
+        case .transcriptionFailed(let why): return "transcription failed: \(why)"
+        case .cancelled: return "cancelled"
+        case .invalidState(let operation, let state): return "\(operation) is not allowed while \(state.rawValue)"
+        }
+    }
+}
