@@ -42,6 +42,8 @@ public actor VoiceCaptureSession {
         public var temporaryDirectory: URL
         /// How often the level and duration update, in ms.
         public var levelIntervalMs: Int
+        /// Keep a copy of the recording here (the temporary file is deleted either way).
+        public var keepRecording: URL?
 
         public init(source: NodeSpec = NodeSpec(id: "mic", type: "mic-source"), bitrate: Int = 64000,
                     recognizer: JSONObject = JSONObject(),
@@ -51,6 +53,7 @@ public actor VoiceCaptureSession {
             self.recognizer = recognizer
             self.temporaryDirectory = temporaryDirectory
             self.levelIntervalMs = levelIntervalMs
+            self.keepRecording = nil
         }
     }
 
@@ -155,6 +158,15 @@ public actor VoiceCaptureSession {
         }
         levelBroadcast.send(VoiceCaptureLevel(audioLevel: 0, recordingDuration: duration))
         if cancelRequested { throw .cancelled }
+        if let keep = configuration.keepRecording {
+            try? FileManager.default.removeItem(at: keep)
+            do {
+                try FileManager.default.copyItem(at: recording.file, to: keep)
+            } catch {
+                try? apply(.transcriptionEnded)
+                throw .recordingFailed("cannot keep the recording at \(keep.path): \(error.localizedDescription)")
+            }
+        }
         let finals: [TranscriptUpdate]
         do {
             let runtime = try transcriber.makeRuntime(for: recording.file.path)

@@ -14,7 +14,7 @@ enum CLI {
     static let version = "0.1.0"
 
     static var commands: [any Command.Type] { [
-        RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self,
+        RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
     ] }
 
     static var overview: String {
