@@ -12,6 +12,7 @@ PACKAGES=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us  # recognizer engine "pocketsphinx" + en-US model
   pocketsphinx         # pocketsphinx_continuous / _batch: benchmarks and reference decodes in tests
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # aac-sink, decoding m4a/aac/mp4 in file-source
+  libsqlite3-dev       # transcript-store (SQLite)
   libpulse-dev         # mic-source
   pulseaudio pulseaudio-utils  # a sound server with a null sink for the microphone tests (and paplay)
   time                 # /usr/bin/time: peak memory in benchmarks

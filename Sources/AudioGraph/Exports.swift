@@ -2,4 +2,5 @@
 @_exported import AudioGraphDSP
 @_exported import AudioGraphIO
 @_exported import AudioGraphSpeech
+@_exported import AudioGraphStore
 @_exported import AudioGraphSessions
