@@ -7,14 +7,14 @@ import Synchronization
 /// second. Does nothing when stderr is not a terminal.
 /// `@unchecked Sendable`: `timer` is a dispatch source (thread-safe); the rest is atomic or behind a mutex.
 final class ProgressDisplay: @unchecked Sendable {
-    private let runtime: GraphRuntime
+    private let progress: @Sendable () -> [SourceProgress]
     private let enabled: Bool
     private let level = Mutex<Double?>(nil)
     private let drawn = Atomic<Bool>(false)
     private let timer: any DispatchSourceTimer
 
-    init(runtime: GraphRuntime, enabled: Bool) {
-        self.runtime = runtime
+    init(progress: @escaping @Sendable () -> [SourceProgress], enabled: Bool) {
+        self.progress = progress
         self.enabled = enabled
         timer = DispatchSource.makeTimerSource(queue: .global())
     }
@@ -44,7 +44,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
     private func draw() {
         var parts: [String] = []
-        for source in runtime.progress() {
+        for source in progress() {
             if let fraction = source.fraction {
                 let width = 30
                 let filled = Int(fraction * Double(width))

@@ -21,11 +21,40 @@ public final class GraphRuntime: @unchecked Sendable {
     private let started = Atomic<Bool>(false)
     private var running: [RunningNode] = []
 
-    public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
+    private let initialCommands: [ControlCommand]
+
+    /// - Parameter initialCommands: control commands every source sends before its first block (a session's
+    ///   starting state: transcription off, captions hidden).
+    public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions(),
+                initialCommands: [ControlCommand] = []) {
         self.graph = graph
         self.clock = clock
         self.options = options
+        self.initialCommands = initialCommands
     }
+
+    /// Steers the running graph: every source sends `command` downstream ahead of its next block, and queues
+    /// deliver it ahead of waiting audio. Safe from any thread. Returns false when no source is running any
+    /// more (the command went nowhere); `delivered` is called once the command is in the graph.
+    @discardableResult
+    public func send(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void = {}) -> Bool {
+        guard started.load(ordering: .acquiring) else {
+            pendingBeforeStart.withLock { $0.append((command, delivered)) }
+            return true
+        }
+        let sources = running.filter { $0.node.instance is any SourceNode }
+        let remaining = Mutex(sources.count)
+        let finishOne: @Sendable () -> Void = {
+            if remaining.withLock({ count -> Bool in count -= 1; return count == 0 }) { delivered() }
+        }
+        var accepted = false
+        for source in sources {
+            if source.post(command, delivered: finishOne) { accepted = true } else { finishOne() }
+        }
+        return accepted
+    }
+
+    private let pendingBeforeStart = Mutex<[(ControlCommand, @Sendable () -> Void)]>([])
 
     /// Stops the sources; everything already read drains and every output is finalized. Safe from any thread
     /// (a signal handler's dispatch source, another task).
@@ -75,6 +104,15 @@ public final class GraphRuntime: @unchecked Sendable {
                 inputKinds: running.node.inputKinds, clock: clock, options: options, cancellation: cancellation,
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
                 observer: onEvent, diagnostics: onWarning)
+        }
+        let early = pendingBeforeStart.withLock { pending -> [(ControlCommand, @Sendable () -> Void)] in
+            defer { pending.removeAll() }
+            return pending
+        }
+        for running in self.running where running.node.instance is any SourceNode {
+            running.inbox.withLock { inbox in
+                inbox.waiting = initialCommands.map { ($0, {}) } + early
+            }
         }
         started.store(true, ordering: .releasing)
 

@@ -20,6 +20,19 @@ final class RunningNode: @unchecked Sendable {
     /// Audio frames a source has emitted (read by progress bars from another thread).
     let framesProduced = Atomic<Int64>(0)
 
+    /// Commands waiting to be injected by this source ahead of its next block (sessions steer the graph this
+    /// way), with what to call once they are in the graph.
+    let inbox = Mutex<(waiting: [(ControlCommand, @Sendable () -> Void)], closed: Bool)>(([], false))
+
+    /// Queues a command for this source; false once the source has ended.
+    func post(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void) -> Bool {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            inbox.waiting.append((command, delivered))
+            return true
+        }
+    }
+
     init(node: Graph.Node, feeders: Int, overflow: BoundedFrameQueue.Overflow, runtime: GraphRuntime) {
         self.node = node
         self.endOfStreamRemaining = feeders
@@ -41,6 +54,19 @@ final class RunningNode: @unchecked Sendable {
         }
         guard port < downstream.count else { return }
         for target in downstream[port] { target.deliver(frame) }
+    }
+
+    /// Sends every waiting command into the graph, on all output ports; `close` refuses later ones.
+    func drainInbox(close: Bool = false) {
+        let waiting = inbox.withLock { inbox -> [(ControlCommand, @Sendable () -> Void)] in
+            defer { inbox.waiting.removeAll() }
+            if close { inbox.closed = true }
+            return inbox.waiting
+        }
+        for (command, delivered) in waiting {
+            for port in downstream.indices { send(.control(command), port: port) }
+            delivered()
+        }
     }
 
     func sendEndOfStream() {
@@ -85,12 +111,15 @@ final class RunningNode: @unchecked Sendable {
         if let source = node.instance as? any SourceNode {
             do {
                 while !context.isCancelled {
+                    drainInbox()
                     if try source.produce(context) == .finished { break }
                 }
             } catch {
                 fail(error)
             }
         }
+        // Commands sent before the end go in ahead of the end of stream; later ones are refused.
+        drainInbox(close: true)
         sendEndOfStream()
     }
 

@@ -11,10 +11,12 @@ import AudioGraphCore
 /// - `live` hands results to a `LiveCaptionRenderer` on stdout or stderr: on a terminal the partial line is
 ///   rewritten in place and finals scroll up; otherwise finals only, as plain lines. With
 ///   `audiograph run --events jsonl`, which prints events on stdout, set `"stream": "stderr"`.
-/// - Control: `hideCaptions` clears the live partial line and shows nothing until `showCaptions`;
-///   `stopTranscription` clears the partial line; `setLanguage` sets the language of later utterances that
-///   name none. Files record every final result whether captions are shown or not. A live sink starts
-///   showing captions: the session layer sends `hideCaptions` when the session has captions off.
+/// - Control: live captions show only while transcription runs and captions are on: `hideCaptions` and
+///   `stopTranscription` clear the partial line and show nothing (not even results still queued from before)
+///   until both `showCaptions` and `startTranscription` hold again; `setLanguage` sets the language of later
+///   utterances that name none. Files record every final result whether captions are shown or not. A live sink
+///   starts showing captions: the session layer sends `hideCaptions` / `stopTranscription` at the start when
+///   the session has captions or transcription off.
 /// - The language of an utterance is the result's own, else the session's `captionLanguage`; the JSON
 ///   document also records the session id.
 public final class CaptionSinkNode: AudioNode {
@@ -156,13 +158,21 @@ public final class CaptionSinkNode: AudioNode {
 
     public func handle(_ command: ControlCommand, _ context: NodeContext) throws {
         switch command {
-        case .hideCaptions: renderer?.hide()
-        case .showCaptions: renderer?.show()
-        case .stopTranscription: renderer?.clear()
+        case .hideCaptions: captionsOn = false
+        case .showCaptions: captionsOn = true
+        case .stopTranscription: transcribing = false
+        case .startTranscription: transcribing = true
         case .setLanguage(let code): language = code
-        case .startTranscription, .flush, .custom: break
+        case .flush, .custom: break
         }
+        // Captions show only while transcription runs and captions are on. Results still queued from before a
+        // stop are not drawn after it.
+        if captionsOn && transcribing { renderer?.show() } else { renderer?.hide() }
+        context.send(command)
     }
+
+    private var captionsOn = true
+    private var transcribing = true
 
     public func finish(_ context: NodeContext) throws {
         renderer?.finish()
@@ -179,3 +189,5 @@ extension CaptionSinkNode: TerminalWriter {
     /// Live captions draw on the terminal; file formats do not.
     public var writesToTerminal: Bool { format == .live }
 }
+
+extension CaptionSinkNode: CaptionRole {}

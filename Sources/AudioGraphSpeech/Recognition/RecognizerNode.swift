@@ -166,6 +166,9 @@ public final class RecognizerNode: AudioNode {
         case .flush:
             if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
             waitingForSound = !followsVAD
+        case .setLanguage(let code) where capabilities.languages.contains(code):
+            // Later utterances are tagged with it (the session validated it against the engine).
+            options.language = code
         default:
             break
         }
@@ -282,4 +285,9 @@ public final class RecognizerNode: AudioNode {
     }
 
     private func seconds(_ position: Int64) -> Double { Double(position) / Double(sampleRate) }
+}
+
+extension RecognizerNode: TranscriberRole {
+    public var engineName: String { engine.name }
+    public var supportedLanguages: [String] { capabilities.languages }
 }

@@ -6,7 +6,7 @@ import Synchronization
 struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
-    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--dot FILE] [--quiet] [--verbose]"
+    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
     static let help = """
         \(abstract).
 
@@ -16,16 +16,22 @@ struct RunCommand: Command {
           --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable. VALUE is read as
                                   JSON when it parses (8000, true), else as a string.
           --events jsonl          Print every event to stdout as one JSON object per line.
+          --control FILE          Read session commands as JSON lines from FILE (a FIFO or a file), e.g.
+                                  {"command":"startTranscription"}, {"command":"hideCaptions"},
+                                  {"command":"setCaptionLanguage","language":"en-US"}, {"command":"stop"}.
+                                  Each is answered with an "ack" or an "error" event.
           --dot FILE              Write the resolved graph as Graphviz dot to FILE.
           --quiet                 No progress bar, notes or summary on stderr.
           --verbose               Let libraries print their own logs.
 
-        On a terminal, stderr shows a progress bar for file sources and the latest level.
+        On a terminal, stderr shows a progress bar for file sources and the latest level, and keys steer the
+        session: t toggles transcription, c toggles captions, q stops. Transcription and captions start as the
+        config's session block says (autoStartTranscription, captions; both false by default).
         Ctrl-C stops the sources, finalizes every output and exits 130.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot"],
+        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot", "--control"],
                                  flags: ["--quiet", "--verbose"])
         let config = try args.requirePositionals(["config"])[0]
         let eventsFormat = args.value("--events")
@@ -43,17 +49,36 @@ struct RunCommand: Command {
             for note in graph.notes { printError("audiograph: note: \(note)") }
         }
 
-        let runtime = GraphRuntime(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
-        let interrupts = InterruptHandler { runtime.cancel() }
+        let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
+        let interrupts = InterruptHandler { session.cancel() }
         // Live captions own the bottom line of the terminal; the status line would overwrite them.
         let sharesTerminal = graph.instances(of: (any TerminalWriter).self).contains { $0.writesToTerminal }
-        let display = ProgressDisplay(runtime: runtime, enabled: !quiet && Console.stderrIsTerminal && !sharesTerminal)
+        let display = ProgressDisplay(progress: { session.progress() },
+                                      enabled: !quiet && Console.stderrIsTerminal && !sharesTerminal)
         defer { _ = interrupts }
+        let control = SessionControl(session: session) { object in
+            if jsonl {
+                printOut(JSONWriter.compact(.object(object)))
+            } else if !quiet || object["type"]?.stringValue == "error" {
+                display.clear()
+                let what = object["message"]?.stringValue
+                    ?? "\(object["command"]?.stringValue ?? ""): transcription \(object["transcribing"] == .bool(true) ? "on" : "off"), "
+                    + "captions \(object["captions"] == .bool(true) ? "on" : "off")"
+                printError("audiograph: session: \(what)")
+            }
+        }
+        if session.canTranscribe && !session.isTranscribing && !quiet {
+            printError("audiograph: note: transcription is off (session.autoStartTranscription is false); "
+                + (isatty(0) == 1 ? "press t to start it" : "send {\"command\":\"startTranscription\"} with --control"))
+        }
+        if let controlPath = args.value("--control") { control.follow(path: controlPath) }
+        let restoreTerminal = args.value("--control") == nil ? control.followKeys() : nil
+        defer { restoreTerminal?() }
 
         display.start()
         let summary: RunSummary
         do {
-            summary = try runtime.run(
+            summary = try session.run(
                 onEvent: { event in
                     if jsonl { printOut(JSONWriter.compact(.object(event.json))) }
                     display.observe(event)

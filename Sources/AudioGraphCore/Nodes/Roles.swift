@@ -1,0 +1,16 @@
+/// Roles the session layer finds nodes by — what they are, not their type name — so a config that swaps the
+/// recognizer engine, the caption format or the store runs the same session code.
+
+/// A node that turns speech into transcripts (any engine).
+public protocol TranscriberRole: AnyObject {
+    /// The engine's name (`pocketsphinx`, a plugin's).
+    var engineName: String { get }
+    /// Caption language codes it can transcribe.
+    var supportedLanguages: [String] { get }
+}
+
+/// A node that shows or writes captions.
+public protocol CaptionRole: AnyObject {}
+
+/// A node that stores transcripts.
+public protocol TranscriptStoreRole: AnyObject {}

@@ -1,0 +1,142 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// Why a transcription-session call failed. Codes are stable.
+public enum TranscriptionSessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The graph has no recognizer.
+    case noTranscriber
+    /// The recognizer engine cannot do this language.
+    case unsupportedLanguage(code: String, engine: String, supported: [String])
+    /// The graph has finished (or was never started): nothing to steer.
+    case notRunning
+
+    public var code: String {
+        switch self {
+        case .noTranscriber: return "no_transcriber"
+        case .unsupportedLanguage: return "unsupported_language"
+        case .notRunning: return "not_running"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noTranscriber: return "the graph has no recognizer"
+        case .unsupportedLanguage(let code, let engine, let supported):
+            return "recognizer engine \"\(engine)\" cannot do \(code); it has " + supported.joined(separator: ", ")
+        case .notRunning: return "the session is not running"
+        }
+    }
+}
+
+/// A captioning session around a running graph, as captioning SDKs offer it: transcription and captions are
+/// switched while the audio keeps flowing (the recording and the level meter never pause).
+///
+/// - Captions show only while transcription runs *and* captions are on; stopping transcription clears the
+///   captions on screen; starting again opens new segments.
+/// - The session reaches nodes through roles (`TranscriberRole`, `CaptionRole`, `TranscriptStoreRole`), never by
+///   type name, so a config that swaps the recognizer engine or the caption format runs the same code.
+/// - Settings come from the config's `session` block, or from `SessionSettings` in code.
+///
+/// ```swift
+/// let session = try TranscriptionSession(spec: spec, settings: SessionSettings(id: "standup", captions: true),
+///                                        registry: .builtins)
+/// let (events, result) = session.start()
+/// try await session.startTranscription()
+/// ```
+public final class TranscriptionSession: Sendable {
+    public let settings: SessionSettings
+    private let runtime: GraphRuntime
+    private let transcribers: [(engine: String, languages: [String])]
+    private let state: Mutex<(transcribing: Bool, captionsOn: Bool, language: String)>
+
+    /// Wraps a built graph; its `session` block gives the settings.
+    public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
+        settings = graph.session
+        transcribers = graph.instances(of: (any TranscriberRole).self).map { ($0.engineName, $0.supportedLanguages) }
+        state = Mutex((settings.autoStartTranscription, settings.captions, settings.captionLanguage))
+        var initial: [ControlCommand] = []
+        if !settings.autoStartTranscription { initial.append(.stopTranscription) }
+        if !settings.captions { initial.append(.hideCaptions) }
+        runtime = GraphRuntime(graph: graph, clock: clock, options: options, initialCommands: initial)
+    }
+
+    /// Builds `spec` with `settings` in place of its session block.
+    public convenience init(spec: GraphSpec, settings: SessionSettings, registry: NodeRegistry,
+                            clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) throws(GraphError) {
+        var spec = spec
+        spec.session = settings
+        self.init(graph: try GraphBuilder(registry: registry).build(spec), clock: clock, options: options)
+    }
+
+    /// Whether the graph has a recognizer at all.
+    public var canTranscribe: Bool { !transcribers.isEmpty }
+    public var isTranscribing: Bool { state.withLock { $0.transcribing } }
+    public var captionsEnabled: Bool { state.withLock { $0.captionsOn } }
+    /// Captions are on screen only while transcription runs and captions are on.
+    public var captionsVisible: Bool { state.withLock { $0.transcribing && $0.captionsOn } }
+    public var captionLanguage: String { state.withLock { $0.language } }
+
+    /// Runs the graph on the calling thread until its sources end or `cancel()`.
+    public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
+                    onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
+        try runtime.run(onEvent: onEvent, onWarning: onWarning)
+    }
+
+    /// Runs the graph on a thread of its own; events as an `AsyncSequence`.
+    public func start() -> (events: AsyncStream<Event>, result: Task<RunSummary, any Error>) {
+        runtime.start()
+    }
+
+    /// Stops the sources; every output is finalized.
+    public func cancel() { runtime.cancel() }
+
+    /// How far the sources have read.
+    public func progress() -> [SourceProgress] { runtime.progress() }
+
+    public func startTranscription() async throws(TranscriptionSessionError) {
+        guard canTranscribe else { throw .noTranscriber }
+        try await deliver(.startTranscription)
+        state.withLock { $0.transcribing = true }
+    }
+
+    public func stopTranscription() async throws(TranscriptionSessionError) {
+        guard canTranscribe else { throw .noTranscriber }
+        try await deliver(.stopTranscription)
+        state.withLock { $0.transcribing = false }
+    }
+
+    public func showCaptions() async throws(TranscriptionSessionError) {
+        try await deliver(.showCaptions)
+        state.withLock { $0.captionsOn = true }
+    }
+
+    public func hideCaptions() async throws(TranscriptionSessionError) {
+        try await deliver(.hideCaptions)
+        state.withLock { $0.captionsOn = false }
+    }
+
+    /// Changes the caption language, validated against every recognizer in the graph.
+    public func setCaptionLanguage(_ code: String) async throws(TranscriptionSessionError) {
+        guard canTranscribe else { throw .noTranscriber }
+        if let unable = transcribers.first(where: { !$0.languages.contains(code) }) {
+            throw .unsupportedLanguage(code: code, engine: unable.engine, supported: unable.languages)
+        }
+        try await deliver(.setLanguage(code))
+        state.withLock { $0.language = code }
+    }
+
+    /// Sends a command into the graph and waits until every source has passed it on.
+    private func deliver(_ command: ControlCommand) async throws(TranscriptionSessionError) {
+        let sent: Bool = await withCheckedContinuation { continuation in
+            let once = Mutex(false)
+            let accepted = runtime.send(command) {
+                if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: true) }
+            }
+            if !accepted, once.withLock({ done in defer { done = true }; return !done }) {
+                continuation.resume(returning: false)
+            }
+        }
+        if !sent { throw .notRunning }
+    }
+}

@@ -1,0 +1,235 @@
+import AudioGraph
+import AudioGraphTestKit
+import Foundation
+import Synchronization
+import Testing
+
+/// A source the test steps block by block: each `release` lets one block of `blockFrames` out (a tone, or
+/// the samples of `path`). Between blocks it returns without audio, so commands sent to the graph go in at a
+/// known place in the stream.
+final class StepSourceNode: SourceNode, @unchecked Sendable {
+    static let descriptor = NodeDescriptor(
+        type: "test-steps", summary: "Test source released block by block.", category: .source,
+        parameters: [
+            ParameterSpec("blocks", .integer(range: 1...100_000), default: 10, doc: "Blocks in all."),
+            ParameterSpec("path", .path(.input), doc: "Take the samples from this 16 kHz mono file (looped)."),
+        ],
+        inputs: [], outputs: [.init(produces: [.audio], forwardsInput: false)])
+    static let blockFrames = 1600
+    let format = AudioFormat(sampleRate: 16000, channels: 1)
+    private let total: Int
+    private let samples: [Float]
+    private var position: Int64 = 0
+    // `@unchecked Sendable`: `permits` is a semaphore; the rest is touched by the source thread only.
+    private let permits = DispatchSemaphore(value: 0)
+    private let emitted = Atomic<Int>(0)
+
+    init(configuration: NodeConfiguration) throws {
+        total = configuration.int("blocks") ?? 10
+        if let path = configuration.path("path") {
+            let reader = try SoundFileReader(path: path)
+            var all = [Float](repeating: 0, count: Int(reader.frameCount ?? 0))
+            let count = try all.withUnsafeMutableBufferPointer { try reader.read(into: $0, maxFrames: $0.count) }
+            samples = Array(all.prefix(count))
+        } else {
+            samples = Signals.sine(frequency: 300, seconds: 1, sampleRate: 16000)
+        }
+    }
+
+    func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { format }
+
+    func release(_ blocks: Int = 1) { for _ in 0..<blocks { permits.signal() } }
+    var blocksEmitted: Int { emitted.load(ordering: .acquiring) }
+
+    func produce(_ context: NodeContext) throws -> SourceStatus {
+        if emitted.load(ordering: .relaxed) >= total { return .finished }
+        // Wait briefly for a permit; without one, return so the runtime can pass on waiting commands.
+        guard permits.wait(timeout: .now() + .milliseconds(5)) == .success else { return .more }
+        var block = [Float](repeating: 0, count: Self.blockFrames)
+        for i in 0..<Self.blockFrames { block[i] = samples[(Int(position) + i) % samples.count] }
+        context.emit(AudioBuffer(format: format, samples: block, position: position))
+        position += Int64(Self.blockFrames)
+        emitted.add(1, ordering: .releasing)
+        return .more
+    }
+}
+
+/// Records what a caption node would see: transcripts and the commands that reach it.
+final class CaptionProbeNode: AudioNode, CaptionRole, @unchecked Sendable {
+    static let descriptor = NodeDescriptor(
+        type: "test-caption-probe", summary: "Records captions and commands.", category: .sink, parameters: [],
+        inputs: [.init(requires: [.transcript])], outputs: [], execution: .queued(capacity: 64))
+    // `@unchecked Sendable`: all state is behind the mutex.
+    private let state = Mutex<(updates: [TranscriptUpdate], commands: [ControlCommand])>(([], []))
+    init(configuration: NodeConfiguration) throws {}
+    func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
+    func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {}
+    func handle(_ event: Event, _ context: NodeContext) throws {
+        if case .transcript(let update) = event.payload { state.withLock { $0.updates.append(update) } }
+    }
+    func handle(_ command: ControlCommand, _ context: NodeContext) throws { state.withLock { $0.commands.append(command) } }
+    var updates: [TranscriptUpdate] { state.withLock { $0.updates } }
+    var commands: [ControlCommand] { state.withLock { $0.commands } }
+}
+
+/// A recognizer engine for session tests: every 0.1 s of audio fed is one word, "w1 w2 …".
+final class CountingRecognizer: SpeechRecognizer {
+    let capabilities = RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
+                                              languages: ["en-US", "fr-FR"], sampleRate: 16000)
+    private var fed = 0
+    func startUtterance() throws { fed = 0 }
+    func process(_ samples: UnsafeBufferPointer<Float>) throws { fed += samples.count }
+    var words: [RecognizedWord] {
+        (0..<(fed / 1600)).map { RecognizedWord(word: "w\($0 + 1)", start: Double($0) * 0.1, end: Double($0 + 1) * 0.1) }
+    }
+    func partialHypothesis() -> String { words.map(\.word).joined(separator: " ") }
+    func endUtterance() throws -> RecognitionResult {
+        RecognitionResult(text: partialHypothesis(), confidence: 1, words: words)
+    }
+
+    static let engine = RecognizerEngine(
+        name: "test-counting", summary: "Counts 0.1 s blocks as words.",
+        capabilities: { _ in CountingRecognizer().capabilities }, make: { _ in CountingRecognizer() })
+}
+
+/// Waits for a condition with a generous timeout (no sleeps as synchronization: it polls the condition).
+func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        guard Date() < deadline else {
+            Issue.record("timed out waiting for \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
+
+@Suite(.serialized) struct TranscriptionSessionTests {
+    static func registry() -> NodeRegistry {
+        RecognizerEngines.register(CountingRecognizer.engine)
+        var registry = NodeRegistry.builtins
+        try! registry.register(StepSourceNode.self, origin: "test")
+        try! registry.register(CaptionProbeNode.self, origin: "test")
+        try! registry.register(RecordingSinkNode.self, origin: "test")
+        return registry
+    }
+
+    func makeSession(engine: String, blocks: Int, path: String? = nil,
+                     settings: SessionSettings = SessionSettings(id: "s1")) throws -> (TranscriptionSession, Graph) {
+        var source = JSONObject([("blocks", .number(Double(blocks)))])
+        if let path { source["path"] = .string(path) }
+        let spec = GraphSpec(
+            nodes: [NodeSpec(id: "src", type: "test-steps", parameters: source),
+                    NodeSpec(id: "asr", type: "recognizer",
+                             parameters: JSONObject([("engine", .string(engine)), ("partialIntervalMs", 100)])),
+                    NodeSpec(id: "cc", type: "test-caption-probe"),
+                    NodeSpec(id: "rec", type: "test-recorder")],
+            links: try LinkSpec.chain("src -> asr -> cc") + LinkSpec.chain("src -> rec"), baseDirectory: "/")
+        var withSettings = spec
+        withSettings.session = settings
+        let graph = try GraphBuilder(registry: Self.registry()).build(withSettings)
+        return (TranscriptionSession(graph: graph), graph)
+    }
+
+    @Test func controlsInEveryStateWithTheTestEngine() async throws {
+        let (session, graph) = try makeSession(engine: "test-counting", blocks: 40)
+        let source = graph.node("src")!.instance as! StepSourceNode
+        let captions = graph.node("cc")!.instance as! CaptionProbeNode
+        let recorder = graph.node("rec")!.instance as! RecordingSinkNode
+        #expect(!session.isTranscribing && !session.captionsEnabled && !session.captionsVisible)
+        let (events, result) = session.start()
+        let drain = Task { for await _ in events {} }
+
+        // Defaults: transcription off, captions off. Audio flows; nothing is transcribed.
+        source.release(5)
+        try await eventually("5 blocks recorded") { recorder.buffers.count == 5 }
+        try await eventually("the initial commands") { captions.commands.count >= 2 }
+        #expect(captions.commands.prefix(2) == [.stopTranscription, .hideCaptions])
+        #expect(captions.updates.isEmpty)
+
+        // Captions on before transcription: still nothing to show.
+        try await session.showCaptions()
+        #expect(session.captionsEnabled && !session.captionsVisible)
+
+        // Start: partials, then a final when stopped.
+        try await session.startTranscription()
+        #expect(session.isTranscribing && session.captionsVisible)
+        source.release(5)
+        try await eventually("a partial") { captions.updates.contains { !$0.isFinal } }
+        try await session.stopTranscription()
+        try await eventually("the final of segment 1") { captions.updates.contains { $0.isFinal } }
+        #expect(!session.captionsVisible)
+        let first = captions.updates.filter(\.isFinal)
+        #expect(first.map(\.segment) == [1])
+        #expect(first[0].text == "w1 w2 w3 w4 w5")
+
+        // Stopped: audio still recorded, nothing transcribed.
+        source.release(5)
+        try await eventually("15 blocks recorded") { recorder.buffers.count == 15 }
+        #expect(captions.updates.filter(\.isFinal).count == 1)
+
+        // Language: validated against the engine, then applied to later results.
+        await #expect(throws: TranscriptionSessionError.unsupportedLanguage(code: "de-DE", engine: "test-counting",
+                                                                            supported: ["en-US", "fr-FR"])) {
+            try await session.setCaptionLanguage("de-DE")
+        }
+        try await session.setCaptionLanguage("fr-FR")
+        #expect(session.captionLanguage == "fr-FR")
+
+        // Start again: a new segment.
+        try await session.startTranscription()
+        source.release(3)
+        try await session.hideCaptions()
+        #expect(!session.captionsVisible && session.isTranscribing)
+        source.release(22)
+        _ = try await result.value
+        await drain.value
+        let finals = captions.updates.filter(\.isFinal)
+        #expect(finals.map(\.segment) == [1, 2])
+        #expect(finals[1].language == "fr-FR")
+        #expect(finals[1].words.count == 25, "every block after the restart was transcribed")
+        #expect(finals[1].start == 1.5, "the new segment starts where transcription restarted")
+        // The recording never paused: every block is there, in order.
+        #expect(recorder.buffers.count == 40)
+        #expect(recorder.buffers.map(\.position) == (0..<40).map { Int64($0 * StepSourceNode.blockFrames) })
+        #expect(captions.commands.contains(.hideCaptions) && captions.commands.contains(.showCaptions))
+        // Once the graph has ended, there is nothing to steer.
+        await #expect(throws: TranscriptionSessionError.notRunning) { try await session.startTranscription() }
+    }
+
+    /// The same session code with pocketsphinx on real speech: swapping the engine is a config change only.
+    @Test(arguments: ["test-counting", "pocketsphinx"])
+    func theSameSessionCodeRunsWithEitherEngine(engine: String) async throws {
+        let speech = SpeechFixture.goforward
+        let (session, graph) = try makeSession(engine: engine, blocks: 28, path: speech,
+                                               settings: SessionSettings(id: "s2", autoStartTranscription: true))
+        let source = graph.node("src")!.instance as! StepSourceNode
+        let captions = graph.node("cc")!.instance as! CaptionProbeNode
+        #expect(session.isTranscribing)
+        let (events, result) = session.start()
+        let drain = Task { for await _ in events {} }
+        source.release(28)
+        _ = try await result.value
+        await drain.value
+        let finals = captions.updates.filter(\.isFinal)
+        #expect(finals.count == 1)
+        if engine == "pocketsphinx" {
+            #expect(finals.first?.text == "go forward ten meters")
+        } else {
+            #expect(finals.first?.words.count == 28)
+        }
+    }
+
+    @Test func aGraphWithoutARecognizerRefusesTranscriptionControls() async throws {
+        let spec = GraphSpec(nodes: [NodeSpec(id: "src", type: "test-steps"), NodeSpec(id: "rec", type: "test-recorder")],
+                             links: try LinkSpec.chain("src -> rec"), baseDirectory: "/")
+        let session = TranscriptionSession(graph: try GraphBuilder(registry: Self.registry()).build(spec))
+        await #expect(throws: TranscriptionSessionError.noTranscriber) { try await session.startTranscription() }
+        await #expect(throws: TranscriptionSessionError.noTranscriber) { try await session.setCaptionLanguage("en-US") }
+    }
+}
+
+enum SpeechFixture {
+    static let goforward = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("AudioGraphSpeechTests/Fixtures/goforward.wav").path
+}
