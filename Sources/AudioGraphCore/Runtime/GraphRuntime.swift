@@ -43,15 +43,18 @@ public final class GraphRuntime: @unchecked Sendable {
             return true
         }
         let sources = running.filter { $0.node.instance is any SourceNode }
-        let remaining = Mutex(sources.count)
+        // Count the sources that take the command before any can pass it on.
+        let remaining = Mutex(sources.count + 1)
         let finishOne: @Sendable () -> Void = {
             if remaining.withLock({ count -> Bool in count -= 1; return count == 0 }) { delivered() }
         }
-        var accepted = false
+        var accepted = 0
         for source in sources {
-            if source.post(command, delivered: finishOne) { accepted = true } else { finishOne() }
+            if source.post(command, delivered: finishOne) { accepted += 1 } else { remaining.withLock { $0 -= 1 } }
         }
-        return accepted
+        guard accepted > 0 else { return false }
+        finishOne()
+        return true
     }
 
     private let pendingBeforeStart = Mutex<[(ControlCommand, @Sendable () -> Void)]>([])

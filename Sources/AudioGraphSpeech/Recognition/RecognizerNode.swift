@@ -72,6 +72,9 @@ public final class RecognizerNode: AudioNode {
     private var revision = 0
     private var lastPartial = ""
     private var waitingForSound = false
+    private var vadInSpeech = false
+    /// Stream position where transcription last started; audio before it is never fed.
+    private var activeFrom: Int64 = 0
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
@@ -142,13 +145,18 @@ public final class RecognizerNode: AudioNode {
 
     public func handle(_ event: Event, _ context: NodeContext) throws {
         context.forward(event)
-        guard followsVAD, active, recognizer != nil else { return }
+        guard followsVAD, recognizer != nil else { return }
+        // Follow the VAD even while stopped, so a restart in mid-sentence picks the sentence up.
+        if case .speechStarted = event.payload { vadInSpeech = true }
+        if case .speechEnded = event.payload { vadInSpeech = false }
+        guard active else { return }
         let position = Int64((event.time * Double(sampleRate)).rounded())
         switch event.payload {
         case .speechStarted:
             if utteranceStart != nil { try endUtterance(at: position, context) }
             try beginUtterance(at: position, context)
         case .speechEnded:
+            vadInSpeech = false
             if utteranceStart != nil { try endUtterance(at: position, context) }
         default:
             break
@@ -160,12 +168,15 @@ public final class RecognizerNode: AudioNode {
         case .stopTranscription:
             if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
             active = false
-        case .startTranscription:
+        case .startTranscription where !active:
             active = true
-            waitingForSound = !followsVAD
+            // Nothing from before the start is transcribed, not even as pre-roll.
+            activeFrom = ring.endPosition
+            waitingForSound = false
+            if followsVAD && vadInSpeech { try beginUtterance(at: activeFrom, context) }
         case .flush:
             if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
-            waitingForSound = !followsVAD
+            waitingForSound = false
         case .setLanguage(let code) where capabilities.languages.contains(code):
             // Later utterances are tagged with it (the session validated it against the engine).
             options.language = code
@@ -187,6 +198,7 @@ public final class RecognizerNode: AudioNode {
 
     private func processWithoutVAD(_ samples: UnsafeBufferPointer<Float>, at position: Int64, _ context: NodeContext) throws {
         if utteranceStart == nil && !waitingForSound {
+            // Without a VAD an utterance starts with the stream (or the restart), as a whole-file decode would.
             try beginUtterance(at: position, context)
         }
         // Walk 10 ms frames through the endpointer, feeding the decoder as we go.
@@ -225,7 +237,7 @@ public final class RecognizerNode: AudioNode {
     private func beginUtterance(at position: Int64, _ context: NodeContext) throws {
         guard let recognizer else { return }
         try recognizer.startUtterance()
-        let start = max(position, ring.startPosition)
+        let start = max(position, ring.startPosition, activeFrom)
         utteranceStart = start
         fedUpTo = start
         framesSincePartial = 0
