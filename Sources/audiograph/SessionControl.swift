@@ -7,6 +7,10 @@ import Synchronization
 final class SessionControl: Sendable {
     private let session: TranscriptionSession
     private let report: @Sendable (JSONObject) -> Void
+    private let stopped = Atomic<Bool>(false)
+
+    /// The user asked to stop (`q` or `{"command":"stop"}`): a normal end, not an interruption.
+    var stopRequested: Bool { stopped.load(ordering: .acquiring) }
 
     /// - Parameter report: receives `{"type":"ack",…}` and `{"type":"error",…}` objects.
     init(session: TranscriptionSession, report: @escaping @Sendable (JSONObject) -> Void) {
@@ -44,6 +48,7 @@ final class SessionControl: Sendable {
                 }
                 try await session.setCaptionLanguage(language)
             case "stop":
+                stopped.store(true, ordering: .releasing)
                 session.cancel()
             default:
                 let known = ["startTranscription", "stopTranscription", "showCaptions", "hideCaptions",

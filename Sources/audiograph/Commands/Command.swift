@@ -15,6 +15,7 @@ enum CLI {
 
     static var commands: [any Command.Type] { [
         RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
+        TranscriptsCommand.self, CallsCommand.self,
     ] }
 
     static var overview: String {
@@ -26,7 +27,7 @@ enum CLI {
             "COMMANDS:",
         ]
         for command in commands {
-            lines.append("  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract)
+            lines.append("  " + command.name.padding(toLength: 13, withPad: " ", startingAt: 0) + command.abstract)
         }
         lines += [
             "",

@@ -101,9 +101,10 @@ struct RunCommand: Command {
             let audio = summary.sources.map(\.seconds).max() ?? 0
             let speed = summary.wallSeconds > 0 ? audio / summary.wallSeconds : 0
             printError(String(format: "audiograph: %@ %.1f s of audio in %.2f s (%.0fx real time)",
-                              summary.interrupted ? "interrupted after" : "done:", audio, summary.wallSeconds, speed))
+                              summary.interrupted && !control.stopRequested ? "interrupted after" : "done:", audio,
+                              summary.wallSeconds, speed))
         }
-        return summary.interrupted ? GraphError.Code.interrupted.exitCode : 0
+        return summary.interrupted && !control.stopRequested ? GraphError.Code.interrupted.exitCode : 0
     }
 }
 

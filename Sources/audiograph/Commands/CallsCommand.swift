@@ -1,0 +1,62 @@
+import AudioGraph
+
+struct CallsCommand: Command {
+    static let name = "calls"
+    static let abstract = "List the stored sessions (call logs), oldest first"
+    static let usage = "audiograph calls [--has-transcriptions] [--limit N] [--page P | --all] [--store PATH] [--json]"
+    static let help = """
+        \(abstract): one per run of a pipeline with a transcript-store node.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --has-transcriptions  Only sessions that had transcription, each with its transcripts.
+          --limit N             Sessions per page (default 30; clamped to 1…1000).
+          --page P              The page to print (default 1).
+          --all                 Print every page.
+          --timings             Print each page's fetch time on stderr.
+          --store PATH          The store (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+                                ~/.local/share/audiograph/transcripts.sqlite).
+          --json                Print records as JSON: mid, roomName, startTime, endTime (epoch seconds; 0 while
+                                running), url, hasTranscriptions, transcripts, metaData.
+
+        Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store at the path, 74 the store
+        cannot be read.
+        """
+
+    static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
+        let args = try Arguments(arguments, valued: ["--limit", "--page", "--store"],
+                                 flags: ["--has-transcriptions", "--json", "--all", "--timings"])
+        _ = try args.requirePositionals([])
+        let paging = try StoreOptions.paging(args)
+        let store = try StoreOptions.openStore(args)
+        defer { store.close() }
+        let transcribed = args.flag("--has-transcriptions")
+        let request = CallLogsRequest.Builder().hasTranscriptions(transcribed).limit(paging.limit).store(store).build()
+        let pages = try StoreOptions.walk(paging, timings: args.flag("--timings")) { () async throws(TranscriptsError) in
+            try await request.fetchNext()
+        }
+        let calls = pages.flatMap { $0 }
+        if args.flag("--json") {
+            printOut(StoreOptions.json(calls))
+            return 0
+        }
+        if calls.isEmpty {
+            printError("audiograph: no sessions" + (transcribed ? " with transcriptions" : "")
+                + (paging.page > 1 && !paging.all ? " on page \(paging.page)" : ""))
+            return 0
+        }
+        let width = max(7, calls.map(\.mid.count).max() ?? 0)
+        printOut(["SESSION".padding(toLength: width, withPad: " ", startingAt: 0), "START               ",
+                  "END                 ", "TRANSCRIBED", "ROOM"].joined(separator: "  "))
+        for call in calls {
+            printOut([call.mid.padding(toLength: width, withPad: " ", startingAt: 0), StoreOptions.date(call.startTime),
+                      StoreOptions.date(call.endTime), (call.hasTranscriptions ? "yes" : "no").padding(toLength: 11, withPad: " ", startingAt: 0),
+                      call.roomName].joined(separator: "  "))
+            for transcript in call.transcripts {
+                printOut("    \(transcript.tid)  \(StoreOptions.date(transcript.startTime))\(StoreOptions.date(transcript.endTime))")
+            }
+        }
+        return 0
+    }
+}

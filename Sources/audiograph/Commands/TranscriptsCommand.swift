@@ -1,0 +1,232 @@
+import AudioGraph
+import Dispatch
+import Foundation
+import Synchronization
+
+struct TranscriptsCommand: Command {
+    static let name = "transcripts"
+    static let abstract = "List a session's stored transcripts, or show one"
+    static let usage = "audiograph transcripts list --session ID [--limit N] [--page P | --all] [--store PATH] [--json]\n"
+        + "       audiograph transcripts show TID [--store PATH] [--json]"
+    static let help = """
+        \(abstract) (written by a pipeline's transcript-store node).
+
+        USAGE: \(usage)
+
+        list   The session's transcripts, oldest first, one page at a time: tid, start and end (UTC), room.
+        show   One transcript's utterances as lines "[mm:ss.cc → mm:ss.cc] text" (stream time).
+
+        OPTIONS:
+          --session ID   The session (its id in the config's "session" block, or the run-… id it was given).
+          --limit N      Transcripts per page (default 30; clamped to 1…1000).
+          --page P       The page to print (default 1). Pages are keyset pages: page P is found by walking
+                         pages 1…P, each one index lookup.
+          --all          Print every page.
+          --timings      Print each page's fetch time on stderr.
+          --store PATH   The store (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+                         ~/.local/share/audiograph/transcripts.sqlite).
+          --json         Print records as JSON, with the fields tid, mid, roomName, startTime, endTime (epoch
+                         seconds), url, transcriptDate, transcriptUrl, metaData (show adds language and
+                         utterances).
+
+        Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store at the path or no such
+        transcript, 74 the store cannot be read.
+        """
+
+    static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
+        let args = try Arguments(arguments, valued: ["--session", "--limit", "--page", "--store"],
+                                 flags: ["--json", "--all", "--timings"])
+        guard let subcommand = args.positionals.first else {
+            throw GraphError(.usage, at: "", "missing SUBCOMMAND (list or show); see --help")
+        }
+        switch subcommand {
+        case "list": return try list(args)
+        case "show": return try show(args)
+        default:
+            throw GraphError(.usage, at: subcommand, "unknown subcommand" + Suggestions.hint(for: subcommand, in: ["list", "show"])
+                + "; subcommands: list, show")
+        }
+    }
+
+    static func list(_ args: Arguments) throws(GraphError) -> Int32 {
+        _ = try args.requirePositionals(["subcommand"])
+        guard let session = args.value("--session"), !session.isEmpty else {
+            throw GraphError(.usage, at: "--session", "transcripts list needs the session id: --session ID")
+        }
+        try StoreOptions.reject(["--has-transcriptions"], in: args)
+        let paging = try StoreOptions.paging(args)
+        let store = try StoreOptions.openStore(args)
+        defer { store.close() }
+        let request = TranscriptsRequest.Builder().sessionId(session).limit(paging.limit).store(store).build()
+        let pages = try StoreOptions.walk(paging, timings: args.flag("--timings")) { () async throws(TranscriptsError) in
+            try await request.fetchNext()
+        }
+        let records = pages.flatMap { $0 }
+        if args.flag("--json") {
+            printOut(StoreOptions.json(records))
+        } else if !records.isEmpty {
+            let width = max(3, records.map(\.tid.count).max() ?? 0)
+            printOut(["TID".padding(toLength: width, withPad: " ", startingAt: 0), "START               ",
+                      "END                 ", "ROOM"].joined(separator: "  "))
+            for record in records {
+                printOut([record.tid.padding(toLength: width, withPad: " ", startingAt: 0),
+                          StoreOptions.date(record.startTime), StoreOptions.date(record.endTime), record.roomName]
+                    .joined(separator: "  "))
+            }
+        }
+        if records.isEmpty, !args.flag("--json") {
+            printError("audiograph: no transcripts for session \(session)" + (paging.page > 1 && !paging.all ? " on page \(paging.page)" : ""))
+        }
+        return 0
+    }
+
+    static func show(_ args: Arguments) throws(GraphError) -> Int32 {
+        let tid = try args.requirePositionals(["subcommand", "tid"])[1]
+        try StoreOptions.reject(["--session", "--limit", "--page", "--all", "--timings"], in: args)
+        let store = try StoreOptions.openStore(args)
+        defer { store.close() }
+        let detail: TranscriptDetail?
+        do {
+            detail = try store.detail(tid: tid)
+        } catch {
+            throw StoreOptions.error(error, store: store.path)
+        }
+        guard let detail else {
+            throw GraphError(.missingInput, at: tid, "no transcript with this id in \(store.path); "
+                + "see `audiograph transcripts list --session ID`")
+        }
+        if args.flag("--json") {
+            printOut(StoreOptions.json(detail))
+        } else {
+            for utterance in detail.utterances {
+                printOut("[\(clock(utterance.start)) → \(clock(utterance.end))] \(utterance.text)")
+            }
+        }
+        return 0
+    }
+
+    /// `01:02.35` (minutes, seconds, hundredths); `1:02:03.40` from an hour on.
+    static func clock(_ seconds: Double) -> String {
+        let hundredths = Int((max(0, seconds.isFinite ? seconds : 0) * 100).rounded())
+        let (h, m, s, c) = (hundredths / 360_000, hundredths / 6000 % 60, hundredths / 100 % 60, hundredths % 100)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return (h > 0 ? "\(h):" : "") + "\(two(m)):\(two(s)).\(two(c))"
+    }
+}
+
+/// What `transcripts` and `calls` share: the store option, paging options, JSON output, error mapping.
+enum StoreOptions {
+    struct Paging {
+        var limit: Int
+        var page: Int
+        var all: Bool
+    }
+
+    static func paging(_ args: Arguments) throws(GraphError) -> Paging {
+        var limit = TranscriptsRequest.defaultLimit
+        if let text = args.value("--limit") {
+            guard let value = Int(text) else { throw GraphError(.usage, at: "--limit", "expects a whole number, not \"\(text)\"") }
+            limit = min(max(value, TranscriptsRequest.limitRange.lowerBound), TranscriptsRequest.limitRange.upperBound)
+        }
+        var page = 1
+        if let text = args.value("--page") {
+            guard let value = Int(text), value >= 1 else {
+                throw GraphError(.usage, at: "--page", "expects a page number from 1, not \"\(text)\"")
+            }
+            if args.flag("--all") { throw GraphError(.usage, at: "--page", "give --page or --all, not both") }
+            page = value
+        }
+        return Paging(limit: limit, page: page, all: args.flag("--all"))
+    }
+
+    static func reject(_ options: [String], in args: Arguments) throws(GraphError) {
+        for option in options where args.flag(option) || args.value(option) != nil {
+            throw GraphError(.usage, at: option, "does not apply here; see --help")
+        }
+    }
+
+    /// The store at `--store` or the default path; exit 66 naming the path when there is none.
+    static func openStore(_ args: Arguments) throws(GraphError) -> SQLiteTranscriptStore {
+        let path = args.value("--store").map { NodeConfiguration.resolve($0, against: FileManager.default.currentDirectoryPath) }
+            ?? TranscriptStoreLocation.defaultPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw GraphError(.missingInput, at: path, "no transcript store here; run a pipeline with a transcript-store "
+                + "node, or pass --store PATH")
+        }
+        do {
+            return try SQLiteTranscriptStore(path: path, create: false)
+        } catch {
+            throw Self.error(error, store: path, opening: true)
+        }
+    }
+
+    static func error(_ error: TranscriptsError, store path: String, opening: Bool = false) -> GraphError {
+        switch error {
+        case .malformedData: return GraphError(.invalidConfig, at: path, error.message)
+        case .storeUnavailable: return GraphError(opening ? .missingInput : .io, at: path, error.message)
+        case .storeNotOpened, .sessionIdMissing, .requestInProgress: return GraphError(.io, at: path, error.message)
+        }
+    }
+
+    /// Fetches pages 1…`page` (or every page) and returns the ones to print.
+    static func walk<Record: Sendable>(_ paging: Paging, timings: Bool,
+                                       fetchNext: @escaping @Sendable () async throws(TranscriptsError) -> [Record])
+        throws(GraphError) -> [[Record]] {
+        let result: Result<[[Record]], TranscriptsError> = blocking { () async throws(TranscriptsError) in
+            var pages: [[Record]] = []
+            var number = 0
+            while paging.all || number < paging.page {
+                let started = ContinuousClock.now
+                let records = try await fetchNext()
+                let elapsed = ContinuousClock.now - started
+                if records.isEmpty { break }
+                number += 1
+                if timings {
+                    let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+                    printError(String(format: "audiograph: page %d: %d records in %.3f ms", number, records.count, ms))
+                }
+                if paging.all || number == paging.page { pages.append(records) }
+            }
+            return pages
+        }
+        switch result {
+        case .success(let pages): return pages
+        case .failure(let error): throw Self.error(error, store: "store")
+        }
+    }
+
+    /// Runs async work to completion from the synchronous command (the main thread waits; the work runs on the
+    /// concurrency pool, and store queries on a dispatch queue).
+    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws(TranscriptsError) -> T)
+        -> Result<T, TranscriptsError> {
+        let outcome = Mutex<Result<T, TranscriptsError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Result<T, TranscriptsError>
+            do throws(TranscriptsError) {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0! }
+    }
+
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `2026-11-29 10:15:00` (UTC), or `-` for 0.
+    static func date(_ seconds: Int64) -> String {
+        guard seconds != 0 else { return "-".padding(toLength: 20, withPad: " ", startingAt: 0) }
+        return StoreTime.iso8601(seconds).replacingOccurrences(of: "T", with: " ")
+            .padding(toLength: 20, withPad: " ", startingAt: 0)
+    }
+}
