@@ -9,12 +9,15 @@ extension NodeRegistry {
         var registry = NodeRegistry()
         let types: [any AudioNode.Type] = [
             FileSourceNode.self,
+            MicSourceNode.self,
             ResamplerNode.self,
             LevelMeterNode.self,
             VADNode.self,
             WavSinkNode.self,
+            AACSinkNode.self,
             RecognizerNode.self,
             CaptionSinkNode.self,
+            TranscriptStoreNode.self,
         ]
         for type in types {
             // Built-in names are distinct by construction.

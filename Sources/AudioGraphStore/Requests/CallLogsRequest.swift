@@ -1,0 +1,87 @@
+/// Sessions (one per run), page by page, oldest first: the same cursor rules as `TranscriptsRequest`
+/// (`fetchNext` / `fetchPrevious`, moves only on success, `requestInProgress` while a fetch runs), over the
+/// sessions' keys.
+///
+/// `hasTranscriptions(true)` lists only sessions that had transcription, each with its transcripts attached;
+/// `false` or unset lists every session, with `transcripts` empty.
+///
+/// ```swift
+/// let calls = CallLogsRequest.Builder().hasTranscriptions(true).store(store).build()
+/// for call in try await calls.fetchNext() { print(call.mid, call.transcripts.count) }
+/// ```
+public final class CallLogsRequest: Sendable {
+    public struct Builder: Sendable {
+        private var hasTranscriptions: Bool?
+        private var limit = TranscriptsRequest.defaultLimit
+        private var store: (any TranscriptStore)?
+
+        public init() {}
+
+        /// true: only transcribed sessions, with their transcripts; false or unset: every session.
+        public func hasTranscriptions(_ value: Bool?) -> Builder {
+            var copy = self
+            copy.hasTranscriptions = value
+            return copy
+        }
+
+        /// Sessions per page (default 30, clamped to 1…1000).
+        public func limit(_ limit: Int) -> Builder {
+            var copy = self
+            copy.limit = limit
+            return copy
+        }
+
+        /// The store to read (default: `TranscriptStores.current`).
+        public func store(_ store: any TranscriptStore) -> Builder {
+            var copy = self
+            copy.store = store
+            return copy
+        }
+
+        public func build() -> CallLogsRequest {
+            CallLogsRequest(hasTranscriptions: hasTranscriptions, limit: limit, store: store)
+        }
+    }
+
+    /// The filter as built (nil: unset).
+    public let hasTranscriptions: Bool?
+    public let limit: Int
+    private let pager: Pager<CallLogRecord>
+
+    init(hasTranscriptions: Bool?, limit: Int, store: (any TranscriptStore)?) {
+        self.hasTranscriptions = hasTranscriptions
+        self.limit = min(max(limit, TranscriptsRequest.limitRange.lowerBound), TranscriptsRequest.limitRange.upperBound)
+        let attach = hasTranscriptions == true
+        pager = Pager(store: store, limit: self.limit) { store, after, limit throws(TranscriptsError) in
+            let rows = try store.sessions(after: after, limit: limit, transcribedOnly: attach)
+            var calls: [(key: Int64, record: CallLogRecord)] = rows.compactMap { row in
+                (try? CallLogRecord(row: row)).map { (row.key, $0) }
+            }
+            if attach, !calls.isEmpty {
+                var bySession: [Int64: [TranscriptRecord]] = [:]
+                for row in try store.transcripts(ofSessions: calls.map(\.key)) {
+                    guard case .integer(let session)? = row[StoreColumn.sessionRow],
+                          let record = try? TranscriptRecord(row: row) else { continue }
+                    bySession[session, default: []].append(record)
+                }
+                for index in calls.indices {
+                    calls[index].record.transcripts = bySession[calls[index].key] ?? []
+                }
+            }
+            return (calls.map(\.record), rows.last?.key)
+        }
+    }
+
+    /// The 1-based number of the page last returned; 0 before the first.
+    public var pageNumber: Int { pager.pageNumber }
+
+    /// The next page of sessions, or `[]` after the last.
+    public func fetchNext() async throws(TranscriptsError) -> [CallLogRecord] {
+        try await pager.fetch(.next)
+    }
+
+    /// The previous page, or `[]` on page 1 and before the first fetch.
+    public func fetchPrevious() async throws(TranscriptsError) -> [CallLogRecord] {
+        try await pager.fetch(.previous)
+    }
+}

@@ -1,0 +1,320 @@
+import AudioGraphCore
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The embedded transcript store: one SQLite file in WAL mode (see `SQLiteDatabase` for the pragmas).
+///
+/// **Schema** (`PRAGMA user_version` is the schema version; `migrations[i]` takes version i to i+1, each in a
+/// transaction, when the store opens):
+///
+/// - `sessions(id INTEGER PRIMARY KEY, session_id, room_name, url, start_time, end_time, has_transcription)` —
+///   one row per run; `id` is the call-log page key. Indexes `(session_id)` and `(has_transcription, id)`.
+/// - `transcripts(id INTEGER PRIMARY KEY, tid UNIQUE, session_row → sessions.id, session_id, language,
+///   start_time, end_time, transcript_date, transcript_url)` — one per transcription run; `id` is the page
+///   key. Indexes `(session_id, id)` (a session's transcripts, keyset) and `(session_row, id)`.
+/// - `utterances(id INTEGER PRIMARY KEY, transcript → transcripts.id, segment, start, end, text, confidence,
+///   words (JSON), language)` — the final utterances. Index `(transcript, id)`.
+///
+/// Times are epoch seconds (integers); utterance times are seconds of stream time.
+///
+/// **Threading.** One connection, kept in a `Mutex`: every call is serialized, so a store may be shared
+/// between threads and tasks. Other processes (the CLI reading while `audiograph run` writes) use connections
+/// of their own; WAL lets them read while it writes.
+public final class SQLiteTranscriptStore: TranscriptStore {
+    /// The schema version this code writes.
+    public static var schemaVersion: Int { migrations.count }
+
+    /// Schema migrations: `migrations[i]` upgrades version i to i + 1.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            room_name TEXT,
+            url TEXT,
+            start_time INTEGER,
+            end_time INTEGER,
+            has_transcription INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX sessions_by_session_id ON sessions(session_id);
+        CREATE INDEX sessions_transcribed ON sessions(has_transcription, id);
+        CREATE TABLE transcripts (
+            id INTEGER PRIMARY KEY,
+            tid TEXT NOT NULL UNIQUE,
+            session_row INTEGER REFERENCES sessions(id),
+            session_id TEXT NOT NULL,
+            language TEXT,
+            start_time INTEGER,
+            end_time INTEGER,
+            transcript_date TEXT,
+            transcript_url TEXT
+        );
+        CREATE INDEX transcripts_by_session ON transcripts(session_id, id);
+        CREATE INDEX transcripts_by_session_row ON transcripts(session_row, id);
+        CREATE TABLE utterances (
+            id INTEGER PRIMARY KEY,
+            transcript INTEGER NOT NULL REFERENCES transcripts(id),
+            segment INTEGER NOT NULL,
+            start REAL NOT NULL,
+            "end" REAL NOT NULL,
+            text TEXT NOT NULL,
+            confidence REAL,
+            words TEXT NOT NULL DEFAULT '[]',
+            language TEXT
+        );
+        CREATE INDEX utterances_by_transcript ON utterances(transcript, id);
+        """,
+    ]
+
+    /// The columns of a transcript row (`metaData`): the transcript's own and its session's room and url.
+    static let transcriptColumns = """
+        t.id AS id, t.tid AS tid, t.session_row AS session_row, t.session_id AS session_id, \
+        s.room_name AS room_name, s.url AS url, t.language AS language, t.start_time AS start_time, \
+        t.end_time AS end_time, t.transcript_date AS transcript_date, t.transcript_url AS transcript_url
+        """
+    static let sessionColumns = """
+        id, session_id, room_name, url, start_time, end_time, has_transcription
+        """
+
+    public let path: String
+    private let state: Mutex<SQLiteDatabase?>
+
+    /// Opens the store at `path`, migrating its schema to the current version.
+    /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is
+    ///   `storeUnavailable`.
+    public init(path: String, create: Bool = true) throws(TranscriptsError) {
+        self.path = path
+        if create {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .storeUnavailable("cannot create the folder \(folder)")
+            }
+        } else if !FileManager.default.fileExists(atPath: path) {
+            throw .storeUnavailable("no store at \(path)")
+        }
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path, create: create)
+            try Self.migrate(database)
+        } catch {
+            throw Self.translate(error)
+        }
+        state = Mutex(database)
+    }
+
+    deinit { close() }
+
+    static func migrate(_ database: SQLiteDatabase) throws(SQLiteError) {
+        // Check outside a transaction first: a store at the current version opens without taking the write lock.
+        let version = try database.userVersion
+        if version > migrations.count { throw newerSchema(version) }
+        if version == migrations.count { return }
+        try database.transaction { () throws(SQLiteError) in
+            // Another process may have migrated between the check and the lock.
+            let current = try database.userVersion
+            if current > migrations.count { throw newerSchema(current) }
+            for index in current..<migrations.count {
+                try database.execute(migrations[index])
+            }
+            try database.setUserVersion(migrations.count)
+        }
+    }
+
+    private static func newerSchema(_ version: Int) -> SQLiteError {
+        SQLiteError(code: SQLITE_CORRUPT, message: "the store's schema version \(version) is newer than this audiograph "
+            + "reads (\(migrations.count))")
+    }
+
+    static func translate(_ error: SQLiteError) -> TranscriptsError {
+        error.isMalformed ? .malformedData(error.message) : .storeUnavailable(error.message)
+    }
+
+    /// Runs `body` on the connection, serialized; SQLite errors become `TranscriptsError`s.
+    private func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(TranscriptsError) -> T {
+        let result: Result<T, TranscriptsError> = state.withLock { database in
+            guard let database else { return .failure(.storeNotOpened) }
+            do throws(SQLiteError) {
+                return .success(try body(database))
+            } catch {
+                return .failure(Self.translate(error))
+            }
+        }
+        return try result.get()
+    }
+
+    public func close() {
+        state.withLock { database in
+            database?.close()
+            database = nil
+        }
+    }
+
+    /// `PRAGMA integrity_check`: `["ok"]` for a sound file.
+    public func integrityCheck() throws(TranscriptsError) -> [String] {
+        try withDatabase { database throws(SQLiteError) in try database.integrityCheck() }
+    }
+
+    /// The schema version of the open file.
+    public func storedSchemaVersion() throws(TranscriptsError) -> Int {
+        try withDatabase { database throws(SQLiteError) in try database.userVersion }
+    }
+
+    /// Runs `body` with the raw connection (serialized with every other call). For tests and tools.
+    public func withConnection<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(TranscriptsError) -> T {
+        try withDatabase(body)
+    }
+
+    // MARK: Writing
+
+    public func createSession(_ session: NewSession) throws(TranscriptsError) -> Int64 {
+        try withDatabase { database throws(SQLiteError) in
+            try database.run("""
+                INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)
+                VALUES (?, ?, ?, ?, 0, 0)
+                """, [.text(session.sessionID), .text(session.roomName), .text(session.url), .integer(session.startTime)])
+            return database.lastInsertRowID
+        }
+    }
+
+    public func beginTranscript(_ transcript: NewTranscript) throws(TranscriptsError) -> Int64 {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO transcripts (tid, session_row, session_id, language, start_time, end_time, transcript_date,
+                                             transcript_url)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(transcript.tid), .integer(transcript.sessionKey), .text(transcript.sessionID),
+                          .text(transcript.language), .integer(transcript.startTime), .integer(transcript.startTime),
+                          .text(transcript.transcriptDate), .text(transcript.transcriptURL)])
+                let key = database.lastInsertRowID
+                try database.run("UPDATE sessions SET has_transcription = 1 WHERE id = ?", [.integer(transcript.sessionKey)])
+                return key
+            }
+        }
+    }
+
+    public func appendUtterance(_ utterance: StoredUtterance, transcript: Int64, time: Int64) throws(TranscriptsError) {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO utterances (transcript, segment, start, "end", text, confidence, words, language)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.integer(transcript), .integer(Int64(utterance.segment)), .real(utterance.start),
+                          .real(utterance.end), .text(utterance.text), utterance.confidence.map(SQLiteValue.real) ?? .null,
+                          .text(JSONWriter.compact(utterance.wordsJSON)), .text(utterance.language)])
+                try database.run("UPDATE transcripts SET end_time = ? WHERE id = ?", [.integer(time), .integer(transcript)])
+            }
+        }
+    }
+
+    public func finishTranscript(_ transcript: Int64, endTime: Int64) throws(TranscriptsError) {
+        try withDatabase { database throws(SQLiteError) in
+            try database.run("UPDATE transcripts SET end_time = ? WHERE id = ?", [.integer(endTime), .integer(transcript)])
+        }
+    }
+
+    public func endSession(_ session: Int64, endTime: Int64) throws(TranscriptsError) {
+        try withDatabase { database throws(SQLiteError) in
+            try database.run("UPDATE sessions SET end_time = ? WHERE id = ?", [.integer(endTime), .integer(session)])
+        }
+    }
+
+    // MARK: Reading
+
+    public func transcripts(sessionID: String, after: Int64?, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+        try withDatabase { database throws(SQLiteError) in
+            try Self.rows(database, """
+                SELECT \(Self.transcriptColumns)
+                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.session_id = ? AND t.id > ?
+                ORDER BY t.id LIMIT ?
+                """, [.text(sessionID), .integer(after ?? Int64.min), .integer(Int64(limit))])
+        }
+    }
+
+    public func sessions(after: Int64?, limit: Int, transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow] {
+        try withDatabase { database throws(SQLiteError) in
+            if transcribedOnly {
+                return try Self.rows(database, """
+                    SELECT \(Self.sessionColumns) FROM sessions
+                    WHERE has_transcription = 1 AND id > ? ORDER BY id LIMIT ?
+                    """, [.integer(after ?? Int64.min), .integer(Int64(limit))])
+            }
+            return try Self.rows(database, """
+                SELECT \(Self.sessionColumns) FROM sessions WHERE id > ? ORDER BY id LIMIT ?
+                """, [.integer(after ?? Int64.min), .integer(Int64(limit))])
+        }
+    }
+
+    public func transcripts(ofSessions sessionKeys: [Int64]) throws(TranscriptsError) -> [StoreRow] {
+        if sessionKeys.isEmpty { return [] }
+        let keys = JSONWriter.compact(.array(sessionKeys.map { .number(Double($0)) }))
+        return try withDatabase { database throws(SQLiteError) in
+            try Self.rows(database, """
+                SELECT \(Self.transcriptColumns)
+                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.session_row IN (SELECT value FROM json_each(?))
+                ORDER BY t.id
+                """, [.text(keys)])
+        }
+    }
+
+    public func transcript(tid: String) throws(TranscriptsError) -> (row: StoreRow, utterances: [StoredUtterance])? {
+        let found: Found? = try withDatabase { database throws(SQLiteError) in
+            let rows = try Self.rows(database, """
+                SELECT \(Self.transcriptColumns)
+                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.tid = ?
+                """, [.text(tid)])
+            guard let row = rows.first else { return nil }
+            let statement = try database.prepare("""
+                SELECT segment, start, "end", text, confidence, words, language FROM utterances
+                WHERE transcript = ? ORDER BY id
+                """)
+            defer { statement.reset() }
+            try statement.bind([.integer(row.key)])
+            var utterances: [StoredUtterance] = []
+            while try statement.step() {
+                let confidence: Double? = if case .null = statement.value(at: 4) { nil } else { statement.double(at: 4) }
+                utterances.append(StoredUtterance(
+                    segment: Int(statement.int64(at: 0)), start: statement.double(at: 1), end: statement.double(at: 2),
+                    text: statement.string(at: 3) ?? "", confidence: confidence,
+                    words: StoredUtterance.words(fromJSON: statement.string(at: 5) ?? "[]"),
+                    language: statement.string(at: 6) ?? ""))
+            }
+            return Found(row: row, utterances: utterances)
+        }
+        return found.map { ($0.row, $0.utterances) }
+    }
+
+    private struct Found: Sendable {
+        var row: StoreRow
+        var utterances: [StoredUtterance]
+    }
+
+    /// Runs a query whose first column is the page key and returns its rows by column name.
+    private static func rows(_ database: SQLiteDatabase, _ sql: String, _ bindings: [SQLiteValue]) throws(SQLiteError) -> [StoreRow] {
+        let statement = try database.prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        let names = (0..<statement.columnCount).map { statement.columnName(at: $0) }
+        var rows: [StoreRow] = []
+        while try statement.step() {
+            var values: [String: StoreValue] = [:]
+            for (index, name) in names.enumerated() {
+                switch statement.value(at: index) {
+                case .null: values[name] = .null
+                case .integer(let value): values[name] = .integer(value)
+                case .real(let value): values[name] = .real(value)
+                case .text(let value): values[name] = .text(value)
+                case .blob(let bytes): values[name] = .text(bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+                }
+            }
+            rows.append(StoreRow(key: statement.int64(at: 0), values: values))
+        }
+        return rows
+    }
+}
