@@ -242,3 +242,5 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+extension TranscriptStoreNode: TranscriptStoreRole {}
