@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds audiograph and runs the main demo on bundled speech: a 44.1 kHz stereo FLAC
-# is resampled to 16 kHz mono, metered and written to out/demo/speech-16k.wav, with a live level meter on a
-# terminal and the events printed as JSON lines.
+# Installs what is missing, builds audiograph and runs the main demo on bundled speech (examples/demo.json):
+# a 24-second call is captioned live on the terminal, recorded to out/demo/call.m4a, captioned to
+# out/demo/call.vtt and its transcript stored in out/demo/transcripts.sqlite, then listed back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build --product audiograph
 bin=$(swift build --show-bin-path)/audiograph
-"$bin" validate examples/levels.json
-"$bin" run examples/levels.json --set out.path=../out/demo/speech-16k.wav --events jsonl | tail -n 3
-echo "demo: wrote out/demo/speech-16k.wav ($(soxi -D out/demo/speech-16k.wav) s, $(soxi -r out/demo/speech-16k.wav) Hz)"
+rm -rf out/demo
+"$bin" validate examples/demo.json
+# On a terminal, play the call at 1x so the captions appear as it is spoken.
+realtime=false
+if [ -t 1 ]; then realtime=true; fi
+"$bin" run examples/demo.json --set src.realtime=$realtime
+echo
+echo "== recorded: out/demo/call.m4a ($(ffprobe -v error -show_entries format=duration -of csv=p=0 out/demo/call.m4a) s)"
+echo "== captions: out/demo/call.vtt ($(grep -c -- '-->' out/demo/call.vtt) cues)"
+echo "== stored transcripts:"
+"$bin" transcripts list --session demo-call --store out/demo/transcripts.sqlite
+tid=$("$bin" transcripts list --session demo-call --store out/demo/transcripts.sqlite --json \
+  | python3 -c 'import json,sys; d=json.load(sys.stdin); print((d[0] if isinstance(d,list) else d["transcripts"][0])["tid"])')
+"$bin" transcripts show "$tid" --store out/demo/transcripts.sqlite
