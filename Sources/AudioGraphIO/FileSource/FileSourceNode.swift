@@ -1,12 +1,33 @@
 import AudioGraphCore
+import Foundation
 
-/// `file-source`: streams an audio file (WAV, FLAC, OGG/Vorbis, MP3 and the rest libsndfile reads) block by
-/// block, so memory stays flat however long the file. With `realtime`, paces itself at 1x on the clock, as a
-/// live source would.
+/// What `file-source` reads through: libsndfile (`SoundFileReader`) or FFmpeg (`FFmpegAudioReader`). Both
+/// stream interleaved float frames at the file's own rate and channel count.
+public protocol AudioFileReader: AnyObject {
+    var path: String { get }
+    var sampleRate: Int { get }
+    var channels: Int { get }
+    /// Frames in the file, when known.
+    var frameCount: Int64? { get }
+    /// What the file is, for people: "WAV (Signed 16 bit PCM)", "M4A (AAC) via FFmpeg".
+    var formatName: String { get }
+    /// Reads up to `maxFrames` frames into `buffer`; 0 at the end. Errors describe themselves (`"\(error)"`).
+    func read(into buffer: UnsafeMutableBufferPointer<Float>, maxFrames: Int) throws -> Int
+    /// Closes the file; idempotent.
+    func close()
+}
+
+extension SoundFileReader: AudioFileReader {}
+extension FFmpegAudioReader: AudioFileReader {}
+
+/// `file-source`: streams an audio file block by block, so memory stays flat however long the file. libsndfile
+/// reads WAV, FLAC, OGG/Vorbis, Opus and MP3; anything else FFmpeg decodes (M4A/MP4/AAC, WebM, …) is read
+/// through libavformat/libavcodec, with encoder priming dropped so a recorded M4A decodes to its recorded
+/// length. With `realtime`, paces itself at 1x on the clock, as a live source would.
 public final class FileSourceNode: SourceNode {
     public static let descriptor = NodeDescriptor(
         type: "file-source",
-        summary: "Reads an audio file (WAV, FLAC, OGG/Vorbis, MP3, …) as a stream.",
+        summary: "Reads an audio file (WAV, FLAC, OGG/Vorbis, MP3, M4A/AAC and anything FFmpeg decodes) as a stream.",
         category: .source,
         parameters: [
             ParameterSpec("path", .path(.input), required: true, doc: "The file to read, relative to the config file."),
@@ -18,7 +39,7 @@ public final class FileSourceNode: SourceNode {
         inputs: [],
         outputs: [.init(produces: [.audio], forwardsInput: false)])
 
-    private let reader: SoundFileReader
+    private let reader: any AudioFileReader
     private let blockFrames: Int
     private let realtime: Bool
     private var scratch: [Float]
@@ -27,18 +48,48 @@ public final class FileSourceNode: SourceNode {
 
     public init(configuration: NodeConfiguration) throws {
         let path = configuration.path("path")!
-        do {
-            reader = try SoundFileReader(path: path)
-        } catch {
-            throw configuration.error(error.message, parameter: "path",
-                                      code: error.kind == .notFound ? .missingInput : .invalidConfig)
-        }
+        reader = try Self.openReader(path: path, configuration: configuration)
         blockFrames = configuration.int("blockFrames") ?? 1024
         realtime = configuration.bool("realtime") ?? false
         scratch = [Float](repeating: 0, count: blockFrames * reader.channels)
     }
 
+    /// libsndfile first (exact, fast, no priming questions); what it cannot read goes to FFmpeg. When both
+    /// fail, the error names `nodes.<id>.path` and says what each said.
+    static func openReader(path: String, configuration: NodeConfiguration) throws(GraphError) -> any AudioFileReader {
+        let sndFileError: SoundFileError
+        do {
+            return try SoundFileReader(path: path)
+        } catch {
+            sndFileError = error
+        }
+        var isDirectory: ObjCBool = false
+        let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        switch sndFileError.kind {
+        case .notFound:
+            throw configuration.error(sndFileError.message, parameter: "path", code: .missingInput)
+        case .unsupportedFormat, .unreadable:
+            if directory { throw configuration.error(sndFileError.message, parameter: "path") }
+            do {
+                return try FFmpegAudioReader(path: path)
+            } catch {
+                let prefix = "cannot open \(path): "
+                func reason(_ message: String) -> String {
+                    message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+                }
+                throw configuration.error(
+                    prefix + "neither libsndfile nor FFmpeg can read it (libsndfile: \(reason(sndFileError.message)); "
+                        + "FFmpeg: \(reason(error.message)))",
+                    parameter: "path", code: error.kind == .notFound ? .missingInput : .invalidConfig)
+            }
+        default:
+            throw configuration.error(sndFileError.message, parameter: "path")
+        }
+    }
+
     public var format: AudioFormat { AudioFormat(sampleRate: reader.sampleRate, channels: reader.channels) }
+    /// What the file is: "WAV (Signed 16 bit PCM)" from libsndfile, "M4A (AAC) via FFmpeg" from FFmpeg.
+    public var formatName: String { reader.formatName }
     public var totalFrames: Int64? { reader.frameCount }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { format }
@@ -49,11 +100,11 @@ public final class FileSourceNode: SourceNode {
         let frames: Int
         do {
             // Reuses `scratch` in place while no one downstream kept the previous buffer.
-            frames = try scratch.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
+            frames = try scratch.withUnsafeMutableBufferPointer { buffer in
                 try reader.read(into: buffer, maxFrames: blockFrames)
             }
         } catch {
-            throw GraphError(.io, at: reader.path, error.message, node: context.nodeID)
+            throw GraphError(.io, at: reader.path, "\(error)", node: context.nodeID)
         }
         if frames == 0 { return .finished }
         if realtime { pace(context) }

@@ -1,0 +1,63 @@
+import CFFmpeg
+
+/// An error from FFmpeg (libavformat, libavcodec, libswresample) while opening, decoding or encoding a file.
+///
+/// `message` is meant to be shown to a person as is: it names the file and says what went wrong, with
+/// FFmpeg's own text (`av_strerror`), e.g. `cannot write /x/out.m4a: No space left on device`.
+public struct FFmpegError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable {
+        /// The file to read does not exist.
+        case notFound
+        /// The file exists but cannot be read (permission, a directory, corrupt data).
+        case unreadable
+        /// FFmpeg does not recognise the format, or it holds no audio FFmpeg can decode; or the encoder does
+        /// not take the requested settings.
+        case unsupportedFormat
+        /// A writer could not create the file (missing folder, a directory in the way, permission).
+        case cannotCreate
+        /// Reading, decoding, encoding or writing failed after the file was opened (disk full).
+        case io
+    }
+
+    public let kind: Kind
+    public let path: String
+    public let message: String
+    /// The `AVERROR` code behind the error, when FFmpeg returned one.
+    public let code: Int32?
+
+    public init(kind: Kind, path: String, message: String, code: Int32? = nil) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+        self.code = code
+    }
+
+    public var description: String { message }
+}
+
+/// Small helpers around FFmpeg's C API.
+enum FFmpeg {
+    /// `AVERROR(EAGAIN)`, `AVERROR_EOF` (macros in C).
+    static let again = audiograph_averror_eagain()
+    static let endOfFile = audiograph_averror_eof()
+
+    /// FFmpeg's text for an `AVERROR` code (`av_strerror`): "No space left on device", "Invalid data found
+    /// when processing input".
+    static func errorText(_ code: Int32) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            buffer.initialize(repeating: 0)
+            guard av_strerror(code, buffer.baseAddress, buffer.count) == 0 else { return "FFmpeg error \(code)" }
+            return String(cString: buffer.baseAddress!)
+        }
+    }
+
+    /// FFmpeg logs to stderr on its own (warnings such as "Too many bits per frame requested"). audiograph
+    /// reports what matters as errors, so the libraries stay quiet unless `verbose` asks for their logs.
+    /// The level is process-wide.
+    static func configureLogging(verbose: Bool = false) {
+        _ = quietByDefault
+        if verbose { av_log_set_level(AV_LOG_WARNING) }
+    }
+
+    private static let quietByDefault: Void = { av_log_set_level(AV_LOG_QUIET) }()
+}
