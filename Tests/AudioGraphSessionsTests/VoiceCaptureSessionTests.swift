@@ -79,7 +79,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         try await capture.startRecording()
         #expect(await capture.state == .recording)
         // The level and duration move while recording (the whole clip plays at 1x: wait for its end).
-        try await waitFor("2.5 s recorded") { capture.level.recordingDuration >= 2.5 }
+        try await waitFor("the whole clip recorded") { capture.level.recordingDuration >= 2.78 }
         #expect(folder.contents.count == 1, "the temporary recording exists while recording")
         let result = try await capture.stopAndTranscribe()
         #expect(result.transcript == "go forward ten meters")
@@ -127,6 +127,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         GatedRecognizer.failing.store(false, ordering: .releasing)
         let before = GatedRecognizer.reachedEnd.load(ordering: .acquiring)
         try await capture.startRecording()
+        try await waitFor("the whole clip recorded") { capture.level.recordingDuration >= 2.78 }
         let stop = Task { try await capture.stopAndTranscribe() }
         try await waitFor("the recognizer's final") { GatedRecognizer.reachedEnd.load(ordering: .acquiring) > before }
         #expect(await capture.state == .transcribing)
@@ -143,6 +144,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         GatedRecognizer.failing.store(true, ordering: .releasing)
         defer { GatedRecognizer.failing.store(false, ordering: .releasing) }
         try await capture.startRecording()
+        try await waitFor("the whole clip recorded") { capture.level.recordingDuration >= 2.78 }
         do {
             _ = try await capture.stopAndTranscribe()
             Issue.record("expected transcriptionFailed")
@@ -167,6 +169,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         configuration.levelIntervalMs = 50
         let capture = VoiceCaptureSession(configuration: configuration)
         try await capture.startRecording()
+        try await waitFor("the second of silence recorded") { capture.level.recordingDuration >= 0.99 }
         await #expect(throws: VoiceCaptureError.emptyTranscript) { try await capture.stopAndTranscribe() }
         #expect(folder.contents.isEmpty)
     }

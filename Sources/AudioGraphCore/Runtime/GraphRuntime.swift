@@ -59,6 +59,39 @@ public final class GraphRuntime: @unchecked Sendable {
 
     private let pendingBeforeStart = Mutex<[(ControlCommand, @Sendable () -> Void)]>([])
 
+    /// Whether every node has started, and who waits to know.
+    private enum StartOutcome { case pending, started, failed(GraphError) }
+    private let startState = Mutex<(outcome: StartOutcome, waiters: [CheckedContinuation<GraphError?, Never>])>((.pending, []))
+
+    private func settleStart(_ outcome: StartOutcome) {
+        let waiters = startState.withLock { state -> [CheckedContinuation<GraphError?, Never>] in
+            guard case .pending = state.outcome else { return [] }
+            state.outcome = outcome
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        let error: GraphError? = if case .failed(let e) = outcome { e } else { nil }
+        for waiter in waiters { waiter.resume(returning: error) }
+    }
+
+    /// Returns once every node's `start` succeeded (devices open, files created), or throws the error that
+    /// stopped it — so a caller learns at once that a microphone or an output is unavailable.
+    public func waitUntilStarted() async throws(GraphError) {
+        let error: GraphError? = await withCheckedContinuation { continuation in
+            let decided = startState.withLock { state -> GraphError?? in
+                switch state.outcome {
+                case .pending:
+                    state.waiters.append(continuation)
+                    return .none
+                case .started: return .some(nil)
+                case .failed(let error): return .some(error)
+                }
+            }
+            if case .some(let outcome) = decided { continuation.resume(returning: outcome) }
+        }
+        if let error { throw error }
+    }
+
     /// Stops the sources; everything already read drains and every output is finalized. Safe from any thread
     /// (a signal handler's dispatch source, another task).
     public func cancel() {
@@ -125,9 +158,12 @@ public final class GraphRuntime: @unchecked Sendable {
                 try running.node.instance.start(running.context)
             } catch {
                 stopAll()
-                throw GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+                let failure = GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+                settleStart(.failed(failure))
+                throw failure
             }
         }
+        settleStart(.started)
 
         let group = DispatchGroup()
         for running in self.running {

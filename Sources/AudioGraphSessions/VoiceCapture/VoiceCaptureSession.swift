@@ -130,12 +130,15 @@ public actor VoiceCaptureSession {
             }
         }
         recording = (runtime, result, file, levels)
-        // A source that cannot open (no sound server, access refused) fails at once: report it now.
-        if let failure = await Self.failureWhileStarting(result) {
+        // A source that cannot open (no sound server, access refused) fails in `start`: report it now.
+        do {
+            try await runtime.waitUntilStarted()
+        } catch {
             recording = nil
+            await levels.value
             Self.remove(file)
             try? apply(.startFailed)
-            throw Self.startError(failure)
+            throw Self.startError(error)
         }
         try apply(.recordingStarted)
     }
@@ -206,24 +209,6 @@ public actor VoiceCaptureSession {
 
     static func remove(_ file: URL) {
         try? FileManager.default.removeItem(at: file)
-    }
-
-    /// Waits briefly for the recording graph to fail at start (its sources open in `start`, before any audio).
-    private static func failureWhileStarting(_ result: Task<RunSummary, any Error>) async -> (any Error)? {
-        // The runtime calls every node's `start` before streaming; a failed start ends the run at once, so a
-        // failure shows up before the first level event would. We check without waiting for success.
-        await withTaskGroup(of: (any Error)?.self) { group in
-            group.addTask {
-                do { _ = try await result.value; return nil } catch { return error }
-            }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(300))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
     }
 
     static func startError(_ error: any Error) -> VoiceCaptureError {

@@ -287,8 +287,11 @@ public final class RecognizerNode: AudioNode {
         let words = result.words.map {
             TranscriptUpdate.Word(word: $0.word, start: offset + $0.start, end: offset + $0.end, confidence: $0.confidence)
         }
+        // The utterance ends where the VAD said speech ended (audio fed past it is its hangover), never before
+        // its last word.
+        let end = max(seconds(min(position, fedUpTo)), words.last?.end ?? offset)
         emit(TranscriptUpdate(segment: segment, revision: revision, isFinal: true, start: offset,
-                              end: seconds(max(fedUpTo, min(position, fedUpTo))), text: result.text,
+                              end: end, text: result.text,
                               confidence: result.confidence, words: words, language: options.language), context)
     }
 
