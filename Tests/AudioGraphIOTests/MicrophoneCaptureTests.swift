@@ -90,15 +90,17 @@ struct MicrophoneCaptureTests {
         let window = 160
         let referenceEnvelope = rmsEnvelope(reference.samples, window: window)
         let capturedEnvelope = rmsEnvelope(captured, window: window)
+        try #require(capturedEnvelope.count > referenceEnvelope.count, "captured less audio than the file holds")
         let match = bestAlignment(of: referenceEnvelope, in: capturedEnvelope)
-        // Measured here: 0.99+. The bound leaves room for resampling in the server (16 kHz -> sink -> 16 kHz).
+        // Measured here: 0.99. The bound leaves room for the server's resampling (16 kHz -> sink -> 16 kHz) and
+        // for 10 ms windows that straddle the capture's blocks differently from the file's.
         #expect(match.correlation > 0.9, "envelope correlation \(match.correlation)")
 
         // The speech is all there, at its level, and the capture is silent outside it (nothing else plays).
         let start = match.offset * window
         let aligned = Array(captured[start..<(start + reference.samples.count)])
         let gain = Signals.rms(aligned) / Signals.rms(reference.samples)
-        #expect(gain > 0.7 && gain < 1.4, "captured/file RMS \(gain)")
+        #expect(gain > 0.7 && gain < 1.4, "captured/file RMS \(gain)")   // measured 0.997
         let outside = Array(captured[..<start]) + Array(captured[(start + reference.samples.count)...])
         #expect(Signals.rms(outside) < 0.01 * Signals.rms(reference.samples), "noise outside the speech")
 
@@ -110,18 +112,21 @@ struct MicrophoneCaptureTests {
         let fileActive = active(referenceEnvelope[...])
         let captureActive = active(capturedEnvelope[match.offset..<(match.offset + referenceEnvelope.count)])
         let agreement = Double(zip(fileActive, captureActive).filter { $0 == $1 }.count) / Double(fileActive.count)
-        #expect(agreement > 0.95, "speech/silence agreement \(agreement)")
+        #expect(agreement > 0.9, "speech/silence agreement \(agreement)")   // measured 0.97
         let speechSeconds = Double(fileActive.filter { $0 }.count) * 0.01
         let capturedSpeechSeconds = Double(captureActive.filter { $0 }.count) * 0.01
-        #expect(abs(speechSeconds - capturedSpeechSeconds) < 0.1, "speech \(capturedSpeechSeconds) s vs \(speechSeconds) s")
+        #expect(abs(speechSeconds - capturedSpeechSeconds) < 0.1,   // measured: equal (1.81 s)
+                "speech \(capturedSpeechSeconds) s vs \(speechSeconds) s")
 
         // The waveform itself: best sample offset near the envelope's, normalized cross-correlation.
+        let file = reference.samples.map(Double.init)
+        let heard = captured.map(Double.init)
         var bestSample = -2.0
-        for shift in max(0, start - window)...min(captured.count - reference.samples.count, start + window) {
-            let slice = captured[shift..<(shift + reference.samples.count)].map(Double.init)
-            bestSample = max(bestSample, correlation(slice[...], reference.samples.map(Double.init)[...]))
+        for shift in max(0, start - window)...min(captured.count - file.count, start + window) {
+            bestSample = max(bestSample, normalizedDot(file, heard, at: shift))
         }
-        #expect(bestSample > 0.8, "waveform correlation \(bestSample)")
+        // Measured here: 0.999 (the server's resampling both ways is all that differs).
+        #expect(bestSample > 0.9, "waveform correlation \(bestSample)")
     }
 
     /// A queued consumer slower than real time behind mic-source: the queue drops and counts, the microphone

@@ -325,3 +325,20 @@ func bestAlignment(of reference: [Double], in signal: [Double]) -> (offset: Int,
     }
     return best
 }
+
+/// Cosine similarity of `a` and the same length of `b` from `offset` (the waveforms are zero-mean audio).
+func normalizedDot(_ a: [Double], _ b: [Double], at offset: Int) -> Double {
+    precondition(offset >= 0 && offset + a.count <= b.count)
+    return a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            var ab = 0.0, aa = 0.0, bb = 0.0
+            for index in 0..<a.count {
+                let x = a[index], y = b[offset + index]
+                ab += x * y
+                aa += x * x
+                bb += y * y
+            }
+            return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
+        }
+    }
+}

@@ -113,13 +113,13 @@ public final class PulseAudioCapture {
         switch pa_error_code(UInt32(bitPattern: code)) {
         case PA_ERR_CONNECTIONREFUSED, PA_ERR_INVALIDSERVER, PA_ERR_TIMEOUT, PA_ERR_CONNECTIONTERMINATED:
             kind = .unavailable
-            message = "\(MicrophoneError.unavailablePrefix): no sound server (PulseAudio/PipeWire) at \(at) "
-                + "(\(reason)); start one (`pulseaudio -D`, or a desktop session with PipeWire) or point "
+            message = "\(MicrophoneError.unavailablePrefix): no sound server (PulseAudio/PipeWire) at \(at): "
+                + "\(reason); start one (`pulseaudio -D`, or a desktop session with PipeWire) or point "
                 + "PULSE_SERVER at it"
         case PA_ERR_ACCESS, PA_ERR_AUTHKEY:
             kind = .permissionDenied
-            message = "\(MicrophoneError.permissionDeniedPrefix): the sound server at \(at) refused this client "
-                + "(\(reason)); check the auth cookie (~/.config/pulse/cookie or PULSE_COOKIE) or the app's "
+            message = "\(MicrophoneError.permissionDeniedPrefix): the sound server at \(at) refused this client: "
+                + "\(reason); check the auth cookie (~/.config/pulse/cookie or PULSE_COOKIE) or the app's "
                 + "microphone permission"
         case PA_ERR_NOENTITY:
             kind = .deviceNotFound
@@ -129,7 +129,7 @@ public final class PulseAudioCapture {
         default:
             kind = .streamRejected
             message = "\(MicrophoneError.unavailablePrefix): the sound server at \(at) rejected a \(sampleRate) Hz "
-                + "\(channels)-channel capture stream from \(describe(device: device)) (\(reason))"
+                + "\(channels)-channel capture stream from \(describe(device: device)): \(reason)"
         }
         return MicrophoneError(kind: kind, message: message, pulseError: code)
     }
@@ -141,7 +141,7 @@ public final class PulseAudioCapture {
     static func describe(server: String?) -> String {
         if let server { return server }
         if let environment = ProcessInfo.processInfo.environment["PULSE_SERVER"], !environment.isEmpty {
-            return "\(environment) (PULSE_SERVER)"
+            return "\(environment) (from PULSE_SERVER)"
         }
         return "the default address"
     }

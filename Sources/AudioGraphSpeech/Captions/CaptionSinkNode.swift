@@ -168,7 +168,6 @@ public final class CaptionSinkNode: AudioNode {
         // Captions show only while transcription runs and captions are on. Results still queued from before a
         // stop are not drawn after it.
         if captionsOn && transcribing { renderer?.show() } else { renderer?.hide() }
-        context.send(command)
     }
 
     private var captionsOn = true
