@@ -37,7 +37,7 @@ else
     say "pulseaudio started but does not answer (pactl info)" >&2
     exit 69
   fi
-  say "started pulseaudio (pid $(pgrep -n -x pulseaudio || echo '?'))"
+  say "started pulseaudio"
 fi
 
 if pactl list short sinks | awk '{print $2}' | grep -qx "$SINK"; then

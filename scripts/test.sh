@@ -3,5 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# A sound server with a null sink, so the microphone tests capture for real (and fail, not skip, without it).
+bash scripts/start-pulseaudio.sh
+export AUDIOGRAPH_REQUIRE_SOUND_SERVER=1
 swift build --build-tests
 swift test
