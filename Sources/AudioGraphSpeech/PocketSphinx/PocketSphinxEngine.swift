@@ -115,12 +115,17 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
             }
         }
         finalDecoder = try Self.makeDecoder(arguments, files, options)
-        // The streaming decoder only gives partials (its own final is discarded), so it skips the flat-lexicon
-        // and lattice passes that run at each utterance end.
+        // The streaming decoder only gives partials (its own final is discarded): it skips the flat-lexicon and
+        // lattice passes, looks at every second frame and searches narrower beams. Measured on examples/captions.json
+        // (23.7 s): the partial pass costs 13% on top of the final pass instead of 100%, and partials still
+        // read "mr john dashwood and then a leisure…" where they should.
         streamingDecoder = streaming && wholeUtteranceFinal
-            ? try Self.makeDecoder(arguments + ["-fwdflat", "no", "-bestpath", "no"], files, options) : nil
+            ? try Self.makeDecoder(arguments + Self.partialPassArguments, files, options) : nil
         logmath = ps_get_logmath(finalDecoder)
     }
+
+    static let partialPassArguments = ["-fwdflat", "no", "-bestpath", "no", "-ds", "2", "-maxhmmpf", "3000",
+                                       "-maxwpf", "5", "-beam", "1e-40", "-wbeam", "1e-30", "-pbeam", "1e-40"]
 
     /// A decoder from an argv (cmd_ln_init is variadic and does not import).
     private static func makeDecoder(_ arguments: [String], _ files: PocketSphinxEngine.ModelFiles,
