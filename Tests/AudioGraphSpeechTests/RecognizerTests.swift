@@ -145,10 +145,17 @@ import Testing
     }
 
     @Test func unknownEngine() {
-        #expect(throws: GraphError(.invalidConfig, at: "nodes.asr.engine",
-                                   "unknown recognizer engine \"pocketsfinx\" (did you mean \"pocketsphinx\"?); engines: pocketsphinx",
-                                   node: "asr")) {
-            try make(["engine": "pocketsfinx"])
+        // The engine table is process-wide (other tests register theirs), so check the parts that are ours.
+        do {
+            _ = try make(["engine": "pocketsfinx"])
+            Issue.record("expected an error")
+        } catch let error as GraphError {
+            #expect(error.code == .invalidConfig)
+            #expect(error.location == "nodes.asr.engine")
+            #expect(error.message.hasPrefix("unknown recognizer engine \"pocketsfinx\" (did you mean \"pocketsphinx\"?); engines: "))
+            #expect(error.message.contains("pocketsphinx"))
+        } catch {
+            Issue.record("unexpected \(error)")
         }
     }
 
