@@ -22,6 +22,7 @@
 #
 # Needs: sox, ffmpeg, ffprobe, GNU time at /usr/bin/time (`apt-get install time`).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MINUTES=10
 BITRATE=64000
@@ -29,19 +30,11 @@ BINARY=""
 WORK=""
 REPEATS=3
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "aac.sh: $*" >&2; exit 1; }
-is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) [ $# -ge 2 ] || die "--minutes needs a value"; MINUTES="$2"; shift 2 ;;
     --bitrate) [ $# -ge 2 ] || die "--bitrate needs a value"; BITRATE="$2"; shift 2 ;;
-    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
-    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
-    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; exit 64 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
 is_count "$MINUTES" && [ "$MINUTES" -ge 1 ] || die "--minutes must be a whole number >= 1"
@@ -49,28 +42,10 @@ is_count "$BITRATE" && [ "$BITRATE" -ge 16000 ] && [ "$BITRATE" -le 320000 ] \
   || die "--bitrate must be a whole number 16000...320000"
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 
-for tool in sox ffmpeg ffprobe md5sum; do
-  command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh installs it)"
-done
-/usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null \
-  || die "GNU time is missing at /usr/bin/time (apt-get install -y time)"
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -z "$BINARY" ]; then
-  echo "Building audiograph (swift build -c release) ..." >&2
-  swift build -c release --package-path "$ROOT" >&2
-  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
-fi
-[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
-BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
-
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-aac-bench.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-else
-  mkdir -p "$WORK"
-fi
-WORK="$(cd "$WORK" && pwd)"
+require_tools " (scripts/install-deps.sh installs it)" sox ffmpeg ffprobe md5sum
+require_gnu_time
+resolve_binary
+make_work audiograph-aac-bench
 
 SECONDS_IN=$(( MINUTES * 60 ))
 IN="$WORK/in-${MINUTES}min.wav"
@@ -80,8 +55,7 @@ KBPS="$(( BITRATE / 1000 ))k"
 [ $(( BITRATE % 1000 )) -eq 0 ] || KBPS="$BITRATE"
 
 echo "Making a ${MINUTES}-minute 44.1 kHz stereo input ..." >&2
-# Two independent pink-noise channels, amplitude-modulated at a syllable rate: speech-like, never silent.
-sox -n -r 44100 -c 2 -b 16 "$IN" synth "$SECONDS_IN" pinknoise pinknoise tremolo 3.5 70 vol 0.3
+make_speech_like_input "$SECONDS_IN" "$IN"
 cat "$IN" >/dev/null  # into the page cache, so the first timed run does not pay for the disk
 
 # write_config PATH OUTPUT [SOURCE_EXTRA]: file-source -> aac-sink.
@@ -102,23 +76,15 @@ write_config "$WORK/aac.json" "$OURS"
 OURS_BIG="$WORK/out-ours-4096.m4a"
 write_config "$WORK/aac-4096.json" "$OURS_BIG" ', "blockFrames": 4096'
 
-now_ns() { date +%s%N; }
-
 # run_once NAME OUTPUT COMMAND...: one timed run; appends "wall_ns peak_kb user_s sys_s" to $WORK/NAME.runs
 # and checks the output's duration with ffprobe, so a run that stops early cannot look fast.
 run_once() {
-  local name="$1" output="$2" t0 t1 got; shift 2
+  local name="$1" output="$2" got; shift 2
   rm -f "$output"
-  t0=$(now_ns)
-  if ! /usr/bin/time -f '%M %U %S' -o "$WORK/time.txt" "$@" >"$WORK/job.log" 2>&1; then
-    cat "$WORK/job.log" >&2
-    die "$name failed: $*"
-  fi
-  t1=$(now_ns)
+  time_run "$name" "$@"
   got=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$output")
-  awk -v g="$got" -v e="$SECONDS_IN" 'BEGIN { exit !(g > e - 0.05 && g < e + 0.05) }' \
-    || die "$name wrote $got s of audio, expected $SECONDS_IN s"
-  echo "$(( t1 - t0 )) $(tail -n1 "$WORK/time.txt")" >>"$WORK/$name.runs"
+  expect_seconds "$name" "$got" "$SECONDS_IN" 0.05
+  echo "$TIMED_RUN" >>"$WORK/$name.runs"
 }
 
 : >"$WORK/ours.runs"
@@ -131,18 +97,9 @@ for (( round = 1; round <= REPEATS; round++ )); do
   run_once ours-4096 "$OURS_BIG" "$BINARY" run "$WORK/aac-4096.json" --quiet
 done
 
-# summary NAME: "median_wall_s peak_kb median_cpu_s" (the lower median for an even count).
-summary() {
-  local runs="$WORK/$1.runs" n wall cpu peak
-  n=$(wc -l <"$runs")
-  wall=$(awk '{ print $1 }' "$runs" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
-  cpu=$(awk '{ print $3 + $4 }' "$runs" | sort -g | sed -n "$(( (n + 1) / 2 ))p")
-  peak=$(awk '{ print $2 }' "$runs" | sort -n | tail -n1)
-  awk -v w="$wall" -v p="$peak" -v c="$cpu" 'BEGIN { printf "%.3f %d %.2f\n", w / 1e9, p, c }'
-}
-read -r OURS_WALL OURS_PEAK OURS_CPU < <(summary ours)
-read -r FF_WALL FF_PEAK FF_CPU < <(summary ffmpeg)
-read -r BIG_WALL BIG_PEAK BIG_CPU < <(summary ours-4096)
+read -r OURS_WALL OURS_PEAK OURS_CPU < <(runs_summary "$WORK/ours.runs")
+read -r FF_WALL FF_PEAK FF_CPU < <(runs_summary "$WORK/ffmpeg.runs")
+read -r BIG_WALL BIG_PEAK BIG_CPU < <(runs_summary "$WORK/ours-4096.runs")
 
 decoded_md5() { ffmpeg -nostdin -v error -i "$1" -f f32le - | md5sum | cut -d' ' -f1; }
 SAME="no"

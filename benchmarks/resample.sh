@@ -23,6 +23,7 @@
 #
 # Needs: sox, ffmpeg, python3 (standard library only), GNU time at /usr/bin/time (`apt-get install time`).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 MINUTES=10
 LONG_MINUTES=60
@@ -30,47 +31,21 @@ BINARY=""
 WORK=""
 REPEATS=3
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "resample.sh: $*" >&2; exit 1; }
-is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) [ $# -ge 2 ] || die "--minutes needs a value"; MINUTES="$2"; shift 2 ;;
     --long-minutes) [ $# -ge 2 ] || die "--long-minutes needs a value"; LONG_MINUTES="$2"; shift 2 ;;
-    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
-    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
-    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; exit 64 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
 is_count "$MINUTES" && [ "$MINUTES" -ge 1 ] || die "--minutes must be a whole number >= 1"
 is_count "$LONG_MINUTES" || die "--long-minutes must be a whole number (0 skips the long run)"
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 
-for tool in sox soxi ffmpeg python3; do
-  command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh installs it)"
-done
-/usr/bin/time -f '%e %M' -o /dev/null true 2>/dev/null \
-  || die "GNU time is missing at /usr/bin/time (apt-get install -y time)"
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -z "$BINARY" ]; then
-  echo "Building audiograph (swift build -c release) ..." >&2
-  swift build -c release --package-path "$ROOT" >&2
-  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
-fi
-[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
-BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
-
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-bench.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-else
-  mkdir -p "$WORK"
-fi
-WORK="$(cd "$WORK" && pwd)"
+require_tools " (scripts/install-deps.sh installs it)" sox soxi ffmpeg python3
+require_gnu_time
+resolve_binary
+make_work audiograph-bench
 
 SCRIPT_START=$(date +%s)
 ENGINES=(soxr libsamplerate)
@@ -85,12 +60,8 @@ DEFAULT_QUALITY="$(sed -n 's/^ *quality .*default "\([^"]*\)".*/\1/p' <<<"$inspe
 # ---------------------------------------------------------------------------------------------------------
 # Helpers
 
-# make_input MINUTES PATH: speech-like 44.1 kHz stereo 16-bit noise. Two independent pink noise channels,
-# amplitude-modulated at a syllable rate (tremolo 3.5 Hz, 70% depth), peaks around -10 dBFS. Not silence,
-# so no engine gets a shortcut.
-make_input() {
-  sox -n -r 44100 -c 2 -b 16 "$2" synth $(( $1 * 60 )) pinknoise pinknoise tremolo 3.5 70 vol 0.3
-}
+# make_input MINUTES PATH: speech-like 44.1 kHz stereo 16-bit noise (lib.sh's make_speech_like_input).
+make_input() { make_speech_like_input $(( $1 * 60 )) "$2"; }
 
 # write_config PATH INPUT OUTPUT ENGINE QUALITY [SAMPLE_FORMAT]: our pipeline. An empty ENGINE or QUALITY
 # leaves the key out, so the node's default applies.
@@ -112,15 +83,12 @@ write_config() {
 EOF
 }
 
-now_ns() { date +%s%N; }
-
 # add_job NAME EXPECTED_SECONDS OUTPUT -- COMMAND...: queues a job (its argv is stored one word a line).
 # run_jobs: runs the queued jobs $REPEATS rounds, every job once per round (interleaved, so a burst of load
 # on the machine hits all jobs alike rather than all runs of one), then appends a line
 # "NAME median_wall_s peak_kb median_cpu_s" per job to $RESULTS and empties the queue.
-# Wall time comes from the nanosecond clock around the run (GNU time's %e has only 10 ms steps); peak
-# memory is GNU time's %M (max RSS, KB); CPU is %U + %S. After each run the output's length is checked, so
-# a run that stops early cannot look fast.
+# Timing is lib.sh's time_run and runs_summary (wall from the nanosecond clock, peak = GNU time's max RSS, CPU =
+# user + sys). After each run the output's length is checked, so a run that stops early cannot look fast.
 RESULTS="$WORK/results.txt"
 : >"$RESULTS"
 JOBS_DIR="$WORK/jobs"
@@ -135,35 +103,22 @@ add_job() {
 }
 
 run_jobs() {
-  local round id name output argv t0 t1 got
+  local round id name output argv got
   for (( round = 1; round <= REPEATS; round++ )); do
     echo "  round $round/$REPEATS" >&2
     for id in "${!JOB_NAMES[@]}"; do
       name="${JOB_NAMES[$id]}" output="${JOB_OUTPUTS[$id]}"
       mapfile -t argv <"$JOBS_DIR/$id.args"
       rm -f "$output"
-      t0=$(now_ns)
-      if ! /usr/bin/time -f '%M %U %S' -o "$WORK/time.txt" "${argv[@]}" >"$WORK/job.log" 2>&1; then
-        cat "$WORK/job.log" >&2
-        die "$name failed: ${argv[*]}"
-      fi
-      t1=$(now_ns)
+      time_run "$name" "${argv[@]}"
       got=$(soxi -D "$output")
-      awk -v g="$got" -v e="${JOB_EXPECTED[$id]}" 'BEGIN { exit !(g > e - 0.1 && g < e + 0.1) }' \
-        || die "$name wrote $got s of audio, expected ${JOB_EXPECTED[$id]} s"
-      echo "$(( t1 - t0 )) $(tail -n1 "$WORK/time.txt")" >>"$JOBS_DIR/$id.runs"
+      expect_seconds "$name" "$got" "${JOB_EXPECTED[$id]}" 0.1
+      echo "$TIMED_RUN" >>"$JOBS_DIR/$id.runs"
     done
   done
   for id in "${!JOB_NAMES[@]}"; do
     name="${JOB_NAMES[$id]}"
-    local runs="$JOBS_DIR/$id.runs" n wall cpu peak
-    n=$(wc -l <"$runs")
-    # the median (the lower one for an even count) of wall and of CPU time, the highest peak RSS
-    wall=$(awk '{ print $1 }' "$runs" | sort -n | sed -n "$(( (n + 1) / 2 ))p")
-    cpu=$(awk '{ print $3 + $4 }' "$runs" | sort -g | sed -n "$(( (n + 1) / 2 ))p")
-    peak=$(awk '{ print $2 }' "$runs" | sort -n | tail -n1)
-    awk -v name="$name" -v w="$wall" -v p="$peak" -v c="$cpu" \
-      'BEGIN { printf "%s %.3f %d %.2f\n", name, w / 1e9, p, c }' >>"$RESULTS"
+    echo "$name $(runs_summary "$JOBS_DIR/$id.runs")" >>"$RESULTS"
     echo "  $(tail -n1 "$RESULTS" | awk '{ printf "%s: %s s, %.1f MB", $1, $2, $3 / 1024 }')" >&2
     rm -f "$JOBS_DIR/$id.args" "$JOBS_DIR/$id.runs"
   done
@@ -359,7 +314,7 @@ done
 # Report (stdout)
 
 echo "audiograph resampler benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+echo "machine: $(machine)"
 echo "tools: $(sox --version 2>&1 | sed 's/^sox: *//'), $(ffmpeg -version | head -n1 | cut -d' ' -f1-3)"
 echo "binary: $BINARY (node defaults: engine $DEFAULT_ENGINE, quality $DEFAULT_QUALITY)"
 echo

@@ -40,56 +40,33 @@
 # Needs pocketsphinx_batch and pocketsphinx_continuous (Debian pocketsphinx) with pocketsphinx-en-us, sox,
 # GNU time at /usr/bin/time and python3 (standard library). Report on stdout, progress on stderr.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY=""
 WORK=""
 REPEATS=3
 PASSES=1
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "speech.sh: $*" >&2; exit 1; }
-is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
-    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
-    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
-    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
     --passes) [ $# -ge 2 ] || die "--passes needs a value"; PASSES="$2"; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; exit 64 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 is_count "$PASSES" && [ "$PASSES" -ge 1 ] && [ "$PASSES" -le 11 ] || die "--passes must be a whole number 1-11"
-for tool in pocketsphinx_batch pocketsphinx_continuous sox soxi python3; do
-  command -v "$tool" >/dev/null || die "$tool is not installed"
-done
+require_tools "" pocketsphinx_batch pocketsphinx_continuous sox soxi python3
 [ -x /usr/bin/time ] || die "GNU time is not at /usr/bin/time (apt-get install time)"
 
 MODEL=/usr/share/pocketsphinx/model/en-us
 [ -d "$MODEL/en-us" ] || die "no pocketsphinx model at $MODEL (apt-get install pocketsphinx-en-us)"
 PS_MODEL=(-hmm "$MODEL/en-us" -lm "$MODEL/en-us.lm.bin" -dict "$MODEL/cmudict-en-us.dict")
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
 REFS="$FIXTURES/references.tsv"
 EVAL="$ROOT/benchmarks/speech_eval.py"
-if [ -z "$BINARY" ]; then
-  echo "Building audiograph (swift build -c release) ..." >&2
-  swift build -c release --package-path "$ROOT" >&2
-  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
-fi
-[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
-BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
-
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-speech.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-else
-  mkdir -p "$WORK"
-fi
-WORK="$(cd "$WORK" && pwd)"
+resolve_binary
+make_work audiograph-speech
 mkdir -p "$WORK/audio" "$WORK/configs" "$WORK/wer" "$WORK/out" "$WORK/logs"
 RECORDS="$WORK/records.tsv"
 : > "$RECORDS"

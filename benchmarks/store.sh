@@ -25,43 +25,21 @@
 #
 # Needs python3 (standard library only) and sox.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY=""
 WORK=""
 REPEATS=5
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "store.sh: $*" >&2; exit 1; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
-    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
-    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
-    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; exit 64 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
 [[ "$REPEATS" =~ ^[0-9]+$ ]] && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
-command -v python3 >/dev/null || die "python3 is not installed"
-command -v sox >/dev/null || die "sox is not installed"
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -z "$BINARY" ]; then
-  echo "Building audiograph (swift build -c release) ..." >&2
-  swift build -c release --package-path "$ROOT" >&2
-  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
-fi
-[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
-BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
-
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-store.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-else
-  mkdir -p "$WORK"
-fi
-WORK="$(cd "$WORK" && pwd)"
+require_tools "" python3 sox
+resolve_binary
+make_work audiograph-store
 STORE="$WORK/store/transcripts.sqlite"
 rm -rf "$WORK/store"
 

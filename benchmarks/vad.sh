@@ -28,6 +28,7 @@
 # model) are installed from PyPI into a venv at $VAD_VENV (default ~/.cache/audiograph/vad-venv) when the
 # python3 on PATH lacks them.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY=""
 WORK=""
@@ -35,43 +36,21 @@ REPEATS=5
 RTF_MINUTES=30
 SILERO=1
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "vad.sh: $*" >&2; exit 1; }
-is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
-    --binary) [ $# -ge 2 ] || die "--binary needs a value"; BINARY="$2"; shift 2 ;;
-    --work) [ $# -ge 2 ] || die "--work needs a value"; WORK="$2"; shift 2 ;;
-    --repeats) [ $# -ge 2 ] || die "--repeats needs a value"; REPEATS="$2"; shift 2 ;;
     --rtf-minutes) [ $# -ge 2 ] || die "--rtf-minutes needs a value"; RTF_MINUTES="$2"; shift 2 ;;
     --no-silero) SILERO=0; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) usage >&2; exit 64 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 is_count "$RTF_MINUTES" && [ "$RTF_MINUTES" -ge 1 ] || die "--rtf-minutes must be a whole number >= 1"
-command -v python3 >/dev/null || die "python3 is not installed"
+require_tools "" python3
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
 EVAL="$ROOT/benchmarks/vad_eval.py"
-if [ -z "$BINARY" ]; then
-  echo "Building audiograph (swift build -c release) ..." >&2
-  swift build -c release --package-path "$ROOT" >&2
-  BINARY="$(swift build -c release --package-path "$ROOT" --show-bin-path)/audiograph"
-fi
-[ -x "$BINARY" ] || die "no audiograph binary at $BINARY"
-BINARY="$(cd "$(dirname "$BINARY")" && pwd)/$(basename "$BINARY")"
-
-if [ -z "$WORK" ]; then
-  WORK="$(mktemp -d "${TMPDIR:-/tmp}/audiograph-vad.XXXXXX")"
-  trap 'rm -rf "$WORK"' EXIT
-else
-  mkdir -p "$WORK"
-fi
-WORK="$(cd "$WORK" && pwd)"
+resolve_binary
+make_work audiograph-vad
 SCRIPT_START=$(date +%s)
 
 # ---------------------------------------------------------------------------------------------------------
@@ -165,7 +144,6 @@ write_timing_config() {
 }
 write_timing_config "$WORK/base.json" 0
 write_timing_config "$WORK/with-vad.json" 1
-now_ns() { date +%s%N; }
 : >"$WORK/base.runs"
 : >"$WORK/vad.runs"
 for (( round = 1; round <= REPEATS; round++ )); do
@@ -177,15 +155,14 @@ for (( round = 1; round <= REPEATS; round++ )); do
     echo $(( t1 - t0 )) >>"$WORK/$job.runs"
   done
 done
-median() { sort -n "$1" | sed -n "$(( (REPEATS + 1) / 2 ))p"; }
-BASE_NS=$(median "$WORK/base.runs")
-VAD_NS=$(median "$WORK/vad.runs")
+BASE_NS=$(lower_median <"$WORK/base.runs")
+VAD_NS=$(lower_median <"$WORK/vad.runs")
 
 # ---------------------------------------------------------------------------------------------------------
 # Report (stdout)
 
 echo "audiograph vad benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+echo "machine: $(machine)"
 echo "binary: $BINARY (vad defaults: $("$BINARY" inspect vad | sed -n 's/^ *\([a-zA-Z]*\) .*default \([0-9]*\).*/\1 \2/p' | paste -sd, - | sed 's/,/, /g'))"
 echo "python: $("$PY" -c 'import sys, numpy, importlib.metadata as m; print(sys.version.split()[0], "numpy", numpy.__version__, "webrtcvad-wheels", m.version("webrtcvad-wheels"), *(["silero-vad", m.version("silero-vad"), "onnxruntime", m.version("onnxruntime")] if '"$SILERO"' else []))')"
 echo

@@ -59,37 +59,10 @@ struct AACInterruptTests {
         try await Harness.makeWAV("long.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 30)
         try dir.write("rec.json", Self.liveRecording(input: "long.wav", output: "out/rec.m4a"))
 
-        let process = Process()
-        process.executableURL = try Harness.binary()
-        process.arguments = ["run", "rec.json", "--events", "jsonl"]
-        process.currentDirectoryURL = dir.url
-        process.standardInput = FileHandle.nullDevice
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        let errURL = dir.url.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let stderr = try FileHandle(forWritingTo: errURL)
-        process.standardError = stderr
-
-        let reader = PipeReader(stdout)
-        let box = ProcessBox(process)
-        let started = Date()
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
-
         // The first level event proves the graph runs; let it record a little more, then Ctrl-C.
-        let running = await reader.firstLine()
-        #expect(running, "the run printed no event before it ended")
-        if running {
-            try await Task.sleep(for: .milliseconds(700))
-            box.process.interrupt()
-        }
-
-        let status = try await exit.value
-        let elapsed = Date().timeIntervalSince(started)
-        let output = String(decoding: await reader.all(), as: UTF8.self)
-        try stderr.close()
-        let errors = try String(contentsOf: errURL, encoding: .utf8)
-        let report = "exit \(status.status) signalled \(status.signalled)\nstdout:\n\(output)\nstderr:\n\(errors)"
+        let run = try await Harness.interruptedRun("rec.json", in: dir, after: .milliseconds(700))
+        #expect(run.running, "the run printed no event before it ended")
+        let (status, elapsed, output, errors, report) = (run.exit, run.elapsed, run.stdout, run.stderr, run.report)
 
         #expect(!status.timedOut, "\(report)")
         #expect(!status.signalled && status.status == 130, "\(report)")

@@ -140,6 +140,57 @@ enum Harness {
         }
     }
 
+    /// What `interruptedRun` saw.
+    struct InterruptedRun {
+        /// Whether the run printed an event line before it ended (SIGINT is sent only then).
+        var running: Bool
+        var exit: Exit
+        /// Seconds from the start of the run to its exit.
+        var elapsed: TimeInterval
+        var stdout: String
+        var stderr: String
+        /// The exit, stdout and stderr, for assertion messages.
+        var report: String
+    }
+
+    /// Runs `audiograph run CONFIG --events jsonl` in `directory` (stdout read as it comes, stderr to
+    /// `stderr.txt` there), waits for its first event line (proof that the graph runs), then `delay`, then sends
+    /// SIGINT (Ctrl-C); returns once the child has exited.
+    static func interruptedRun(_ config: String, in directory: TempDirectory,
+                               after delay: Duration = .zero) async throws -> InterruptedRun {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = ["run", config, "--events", "jsonl"]
+        process.currentDirectoryURL = directory.url
+        process.standardInput = FileHandle.nullDevice
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        let errURL = directory.url.appendingPathComponent("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let stderr = try FileHandle(forWritingTo: errURL)
+        process.standardError = stderr
+
+        let reader = PipeReader(stdout)
+        let box = ProcessBox(process)
+        let started = Date()
+        let exit = Task { try await runToExit(box.process, onStart: { reader.start() }) }
+
+        let running = await reader.firstLine()
+        if running {
+            if delay > .zero { try await Task.sleep(for: delay) }
+            box.process.interrupt()
+        }
+
+        let status = try await exit.value
+        let elapsed = Date().timeIntervalSince(started)
+        let output = String(decoding: await reader.all(), as: UTF8.self)
+        try stderr.close()
+        let errors = try String(contentsOf: errURL, encoding: .utf8)
+        let report = "exit \(status.status) signalled \(status.signalled)\nstdout:\n\(output)\nstderr:\n\(errors)"
+        return InterruptedRun(running: running, exit: status, elapsed: elapsed, stdout: output, stderr: errors,
+                              report: report)
+    }
+
     // MARK: Audio fixtures
 
     /// Writes a sine WAV with sox: `sox -n -r RATE -c CHANNELS NAME synth SECONDS sine 440 vol 0.5`.
@@ -249,13 +300,14 @@ func expectError(_ result: CLIResult, exit status: Int32, at location: String?,
             "stderr should have a line \"\(prefix)<what>\"\n\(result)", sourceLocation: sourceLocation)
 }
 
-/// Reads a pipe on a thread of its own, so a test can wait for the first complete line a child prints and
-/// later collect all of it. The caller keeps the `Pipe` alive until `all()` returns.
+/// Reads a child's pipe on a thread of its own, so a test can wait until what has arrived satisfies a condition
+/// (a first complete line, or lines that show the run got somewhere) and later collect all of it. The caller
+/// keeps the `Pipe` alive until `all()` returns.
 final class PipeReader: Sendable {
     private struct State {
         var data = Data()
         var finished = false
-        var lineWaiters: [CheckedContinuation<Bool, Never>] = []
+        var waiters: [(condition: @Sendable (Data) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
         var endWaiters: [CheckedContinuation<Data, Never>] = []
     }
 
@@ -276,35 +328,47 @@ final class PipeReader: Sendable {
                 if count <= 0 { break }
                 state.withLock { state in
                     state.data.append(contentsOf: buffer[0..<count])
-                    if state.data.contains(UInt8(ascii: "\n")) {
-                        for waiter in state.lineWaiters { waiter.resume(returning: true) }
-                        state.lineWaiters = []
+                    let data = state.data
+                    state.waiters.removeAll { waiter in
+                        guard waiter.condition(data) else { return false }
+                        waiter.continuation.resume(returning: true)
+                        return true
                     }
                 }
             }
             state.withLock { state in
                 state.finished = true
-                for waiter in state.lineWaiters { waiter.resume(returning: false) }
+                for waiter in state.waiters { waiter.continuation.resume(returning: false) }
                 for waiter in state.endWaiters { waiter.resume(returning: state.data) }
-                state.lineWaiters = []
+                state.waiters = []
                 state.endWaiters = []
+            }
+        }
+    }
+
+    /// True once the bytes so far satisfy `condition`; false if the pipe closed first.
+    func waitFor(data condition: @escaping @Sendable (Data) -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if condition(state.data) {
+                    continuation.resume(returning: true)
+                } else if state.finished {
+                    continuation.resume(returning: false)
+                } else {
+                    state.waiters.append((condition, continuation))
+                }
             }
         }
     }
 
     /// Waits until a complete line has arrived (true) or the pipe closed without one (false).
     func firstLine() async -> Bool {
-        await withCheckedContinuation { continuation in
-            state.withLock { state in
-                if state.data.contains(UInt8(ascii: "\n")) {
-                    continuation.resume(returning: true)
-                } else if state.finished {
-                    continuation.resume(returning: false)
-                } else {
-                    state.lineWaiters.append(continuation)
-                }
-            }
-        }
+        await waitFor(data: { $0.contains(UInt8(ascii: "\n")) })
+    }
+
+    /// True once the complete lines so far satisfy `condition`; false if the pipe closed first.
+    func waitFor(_ condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        await waitFor(data: { condition(Self.lines($0)) })
     }
 
     /// Waits for the end of the stream and returns everything read.
@@ -318,5 +382,16 @@ final class PipeReader: Sendable {
                 }
             }
         }
+    }
+
+    /// Every complete line, once the pipe has closed.
+    func allLines() async -> [String] {
+        Self.lines(await all())
+    }
+
+    /// The complete lines of `data` (up to its last newline), empty ones left out.
+    private static func lines(_ data: Data) -> [String] {
+        guard let end = data.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+        return String(decoding: data[..<end], as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

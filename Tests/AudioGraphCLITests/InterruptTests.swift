@@ -10,32 +10,10 @@ struct InterruptTests {
         try await Harness.makeWAV("long.wav", in: dir, sampleRate: 16000, channels: 1, seconds: 30)
         try dir.write("live.json", Configs.live(input: "long.wav", output: "out/live.wav"))
 
-        let process = Process()
-        process.executableURL = try Harness.binary()
-        process.arguments = ["run", "live.json", "--events", "jsonl"]
-        process.currentDirectoryURL = dir.url
-        process.standardInput = FileHandle.nullDevice
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        let errURL = dir.url.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let stderr = try FileHandle(forWritingTo: errURL)
-        process.standardError = stderr
-
-        let reader = PipeReader(stdout)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
-
         // The condition: the first event line proves the graph runs. Then Ctrl-C.
-        let running = await reader.firstLine()
-        #expect(running, "the run printed no event before it ended")
-        if running { box.process.interrupt() }
-
-        let status = try await exit.value
-        let output = String(decoding: await reader.all(), as: UTF8.self)
-        try stderr.close()
-        let errors = try String(contentsOf: errURL, encoding: .utf8)
-        let report = "exit \(status.status) signalled \(status.signalled)\nstdout:\n\(output)\nstderr:\n\(errors)"
+        let run = try await Harness.interruptedRun("live.json", in: dir)
+        #expect(run.running, "the run printed no event before it ended")
+        let (status, output, errors, report) = (run.exit, run.stdout, run.stderr, run.report)
 
         #expect(!status.timedOut, "\(report)")
         #expect(!status.signalled && status.status == 130, "\(report)")

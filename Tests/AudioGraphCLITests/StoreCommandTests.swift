@@ -269,7 +269,7 @@ struct StoreCommandTests {
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
-        let watcher = LineWatcher(stdout)
+        let watcher = PipeReader(stdout)
         let box = ProcessBox(process)
         let exit = Task { try await Harness.runToExit(box.process, onStart: { watcher.start() }) }
 
@@ -292,7 +292,7 @@ struct StoreCommandTests {
         #expect(inProgress, "the run ended before two finals and a partial after them")
         _ = kill(box.process.processIdentifier, SIGKILL)
         let status = try await exit.value
-        let lines = await watcher.all()
+        let lines = await watcher.allLines()
         #expect(status.signalled && status.status == SIGKILL, "killed, not exited: \(status)")
         let printed = finals(lines)
         #expect(printed.count >= 2, "\(lines.joined(separator: "\n"))")
@@ -320,83 +320,5 @@ struct StoreCommandTests {
                                                  "--json"], in: dir)
         #expect(list.status == 0, "\(list)")
         #expect(try jsonArray(list.stdout).count == stored.records.count, "\(list)")
-    }
-}
-
-/// Reads a child's stdout on a thread of its own and lets a test wait until the lines so far satisfy a
-/// condition (or the pipe closes).
-final class LineWatcher: Sendable {
-    private struct State {
-        var data = Data()
-        var finished = false
-        var waiters: [(condition: @Sendable ([String]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
-        var endWaiters: [CheckedContinuation<[String], Never>] = []
-
-        var lines: [String] {
-            guard let end = data.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
-            return String(decoding: data[..<end], as: UTF8.self).split(separator: "\n").map(String.init)
-        }
-    }
-
-    private let descriptor: Int32
-    private let state = Mutex(State())
-
-    init(_ pipe: Pipe) {
-        descriptor = pipe.fileHandleForReading.fileDescriptor
-    }
-
-    func start() {
-        Thread.detachNewThread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-                state.withLock { state in
-                    state.data.append(contentsOf: buffer[0..<count])
-                    let lines = state.lines
-                    state.waiters.removeAll { waiter in
-                        guard waiter.condition(lines) else { return false }
-                        waiter.continuation.resume(returning: true)
-                        return true
-                    }
-                }
-            }
-            state.withLock { state in
-                state.finished = true
-                for waiter in state.waiters { waiter.continuation.resume(returning: false) }
-                for waiter in state.endWaiters { waiter.resume(returning: state.lines) }
-                state.waiters = []
-                state.endWaiters = []
-            }
-        }
-    }
-
-    /// True once the complete lines so far satisfy `condition`; false if the pipe closed first.
-    func waitFor(_ condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
-        await withCheckedContinuation { continuation in
-            state.withLock { state in
-                if condition(state.lines) {
-                    continuation.resume(returning: true)
-                } else if state.finished {
-                    continuation.resume(returning: false)
-                } else {
-                    state.waiters.append((condition, continuation))
-                }
-            }
-        }
-    }
-
-    /// Every complete line, once the pipe has closed.
-    func all() async -> [String] {
-        await withCheckedContinuation { continuation in
-            state.withLock { state in
-                if state.finished {
-                    continuation.resume(returning: state.lines)
-                } else {
-                    state.endWaiters.append(continuation)
-                }
-            }
-        }
     }
 }

@@ -127,7 +127,7 @@ struct AACSinkNodeTests {
     func unknownExtensionNamesThePath(name: String) throws {
         try Support.withScratchDirectory { dir in
             let path = dir + "/" + name
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 _ = try NodeHarness(type: AACSinkNode.self, id: "rec", parameters: sinkParameters(path: path),
                                     input: AudioFormat(sampleRate: 16_000, channels: 1))
             })
@@ -142,7 +142,7 @@ struct AACSinkNodeTests {
     @Test(arguments: [15_999, 320_001])
     func bitrateOutOfRange(bitrate: Int) throws {
         try Support.withScratchDirectory { dir in
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 _ = try NodeHarness(type: AACSinkNode.self, id: "rec",
                                     parameters: sinkParameters(path: dir + "/x.m4a", bitrate: bitrate),
                                     input: AudioFormat(sampleRate: 16_000, channels: 1))
@@ -280,7 +280,7 @@ struct AACSinkNodeTests {
             let blocker = dir + "/blocker"
             try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
             let path = blocker + "/out.m4a"
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 _ = try NodeHarness(type: AACSinkNode.self, id: "rec", parameters: sinkParameters(path: path),
                                     input: AudioFormat(sampleRate: 16_000, channels: 1))
             })
@@ -296,7 +296,7 @@ struct AACSinkNodeTests {
         try Support.withScratchDirectory { dir in
             let path = dir + "/taken.m4a"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 _ = try NodeHarness(type: AACSinkNode.self, id: "rec", parameters: sinkParameters(path: path),
                                     input: AudioFormat(sampleRate: 16_000, channels: 1))
             })
@@ -317,7 +317,7 @@ struct AACSinkNodeTests {
             let path = dir + "/full." + ext
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
             var sink: NodeHarness<AACSinkNode>?
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 let harness = try NodeHarness(type: AACSinkNode.self, id: "rec",
                                               parameters: sinkParameters(path: path, bitrate: 128_000),
                                               input: AudioFormat(sampleRate: 44_100, channels: 2))
@@ -344,7 +344,7 @@ struct AACSinkNodeTests {
             let path = disk + "/rec.m4a"
             let sink = try NodeHarness(type: AACSinkNode.self, id: "rec", parameters: sinkParameters(path: path, bitrate: 128_000),
                                        input: AudioFormat(sampleRate: 48_000, channels: 2))
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 try sink.push(Support.tones(frames: 48_000 * 30, sampleRate: 48_000, channels: 2), framesPerBuffer: 4_800)
                 try sink.finish()
             })

@@ -207,7 +207,7 @@ struct FFmpegFileSourceTests {
         try Support.withScratchDirectory { dir in
             let path = dir + "/notes.m4a"
             try Data("this is not audio, just text that happens to end in .m4a\n".utf8).write(to: URL(fileURLWithPath: path))
-            let error = try #require(Support.graphError {
+            let error = try #require(graphError {
                 _ = try NodeHarness(type: FileSourceNode.self, id: "src", parameters: sourceParameters(path: path), input: nil)
             })
             #expect(error.code == .invalidConfig)

@@ -11,11 +11,7 @@ import Testing
 enum FFmpegTestSupport {
     /// A fresh temporary directory, removed when `body` returns.
     static func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("AACTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url) }
-        return try body(url.path)
+        try withTemporaryFolder(prefix: "AACTests", body)
     }
 
     struct ToolResult {
@@ -124,16 +120,7 @@ enum FFmpegTestSupport {
     static func decodeWAV(_ path: String) throws -> [Float] {
         let reader = try SoundFileReader(path: path)
         defer { reader.close() }
-        var all: [Float] = []
-        var chunk = [Float](repeating: 0, count: 4_096 * reader.channels)
-        while true {
-            let got = try chunk.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-                try reader.read(into: buffer, maxFrames: 4_096)
-            }
-            if got == 0 { break }
-            all.append(contentsOf: chunk[0..<(got * reader.channels)])
-        }
-        return all
+        return try readSamples(reader, framesPerRead: 4_096)
     }
 
     /// Writes interleaved float samples to a WAV with libsndfile.
@@ -209,17 +196,4 @@ enum FFmpegTestSupport {
 
     /// Whether this process may mount a tmpfs (root with CAP_SYS_ADMIN, as here; not every CI container).
     static let canMountTmpfs: Bool = (try? withTinyDisk(bytes: 65_536) { _ in true }) == true
-
-    /// The `GraphError` that `body` throws, or nil.
-    static func graphError(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> GraphError? {
-        do {
-            try body()
-            return nil
-        } catch let error as GraphError {
-            return error
-        } catch {
-            Issue.record("expected a GraphError, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
 }

@@ -8,11 +8,7 @@ import Testing
 
 /// A fresh temporary directory, removed when `body` returns.
 private func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("FileSourceNodeTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url.path)
+    try withTemporaryFolder(prefix: "FileSourceNodeTests", body)
 }
 
 /// Writes `samples` (interleaved) with `SoundFileWriter`.
@@ -28,27 +24,8 @@ private func writeFixture(_ path: String, _ samples: [Float], sampleRate: Int, c
 private func decodeAll(_ path: String) throws -> (format: AudioFormat, samples: [Float]) {
     let reader = try SoundFileReader(path: path)
     defer { reader.close() }
-    var all: [Float] = []
-    var chunk = [Float](repeating: 0, count: 100_000 * reader.channels)
-    while true {
-        let got = try chunk.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-            try reader.read(into: buffer, maxFrames: 100_000)
-        }
-        if got == 0 { break }
-        all.append(contentsOf: chunk[0..<(got * reader.channels)])
-    }
+    let all = try readSamples(reader, framesPerRead: 100_000)
     return (AudioFormat(sampleRate: reader.sampleRate, channels: reader.channels), all)
-}
-
-/// A stereo test signal whose channels differ (so interleaving mistakes show).
-private func stereoSignal(frames: Int, sampleRate: Int) -> [Float] {
-    var samples = [Float](repeating: 0, count: frames * 2)
-    for i in 0..<frames {
-        let t = Double(i) / Double(sampleRate)
-        samples[2 * i] = Float(0.5 * sin(2 * Double.pi * 440 * t))
-        samples[2 * i + 1] = Float(0.25 * sin(2 * Double.pi * 660 * t))
-    }
-    return samples
 }
 
 private func sourceParameters(path: String, blockFrames: Int? = nil, realtime: Bool? = nil) -> JSONObject {
@@ -57,19 +34,6 @@ private func sourceParameters(path: String, blockFrames: Int? = nil, realtime: B
     if let blockFrames { parameters["blockFrames"] = .number(Double(blockFrames)) }
     if let realtime { parameters["realtime"] = .bool(realtime) }
     return parameters
-}
-
-/// The `GraphError` that `body` throws, or nil.
-private func graphError(_ body: () throws -> Void) -> GraphError? {
-    do {
-        try body()
-        return nil
-    } catch let error as GraphError {
-        return error
-    } catch {
-        Issue.record("expected a GraphError, got \(error)")
-        return nil
-    }
 }
 
 struct FileSourceNodeTests {
@@ -84,7 +48,8 @@ struct FileSourceNodeTests {
         try withScratchDirectory { dir in
             let frames = 10_000  // 9 full blocks of 1024 and one of 784
             let path = dir + "/in." + container.rawValue
-            try writeFixture(path, stereoSignal(frames: frames, sampleRate: 44_100), sampleRate: 44_100, channels: 2,
+            let signal = stereoSine(frames: frames, sampleRate: 44_100, rightAmplitude: 0.25)
+            try writeFixture(path, signal, sampleRate: 44_100, channels: 2,
                              container: container, sampleFormat: sampleFormat)
             let file = try decodeAll(path)
             #expect(file.samples.count == frames * 2)

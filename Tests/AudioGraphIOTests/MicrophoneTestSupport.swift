@@ -281,16 +281,7 @@ func readMono(_ path: String) throws -> (sampleRate: Int, samples: [Float]) {
     let reader = try SoundFileReader(path: path)
     defer { reader.close() }
     precondition(reader.channels == 1)
-    var all: [Float] = []
-    var chunk = [Float](repeating: 0, count: 65536)
-    while true {
-        let got = try chunk.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-            try reader.read(into: buffer, maxFrames: 65536)
-        }
-        if got == 0 { break }
-        all.append(contentsOf: chunk[0..<got])
-    }
-    return (reader.sampleRate, all)
+    return try (reader.sampleRate, readSamples(reader, framesPerRead: 65536))
 }
 
 /// RMS of consecutive windows of `window` samples.

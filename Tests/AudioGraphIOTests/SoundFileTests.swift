@@ -4,22 +4,7 @@ import Testing
 
 /// Runs `body` with a fresh temporary directory that is removed afterwards.
 private func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("SoundFileTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url.path)
-}
-
-/// Interleaved stereo test signal: 440 Hz on the left, 660 Hz on the right, amplitude 0.5.
-private func stereoSine(frames: Int, sampleRate: Int) -> [Float] {
-    var samples = [Float](repeating: 0, count: frames * 2)
-    for i in 0..<frames {
-        let t = Double(i) / Double(sampleRate)
-        samples[2 * i] = Float(0.5 * sin(2 * Double.pi * 440 * t))
-        samples[2 * i + 1] = Float(0.5 * sin(2 * Double.pi * 660 * t))
-    }
-    return samples
+    try withTemporaryFolder(prefix: "SoundFileTests", body)
 }
 
 /// Magnitude of `frequency` in one channel of interleaved samples (Goertzel), scaled so that a
@@ -39,16 +24,7 @@ private func goertzel(_ samples: [Float], channel: Int, channels: Int, frequency
 
 /// Reads a whole file in chunks of 777 frames (an odd size to exercise partial reads).
 private func readAll(_ reader: SoundFileReader) throws -> [Float] {
-    var all: [Float] = []
-    var chunk = [Float](repeating: 0, count: 777 * reader.channels)
-    while true {
-        let got = try chunk.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-            try reader.read(into: buffer, maxFrames: 777)
-        }
-        if got == 0 { break }
-        all.append(contentsOf: chunk[0..<(got * reader.channels)])
-    }
-    return all
+    try readSamples(reader, framesPerRead: 777)
 }
 
 private func writeFile(_ path: String, _ samples: [Float], sampleRate: Int, channels: Int,

@@ -9,38 +9,15 @@ import Testing
 
 /// A fresh temporary directory, removed when `body` returns.
 private func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("WavSinkNodeTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url.path)
+    try withTemporaryFolder(prefix: "WavSinkNodeTests", body)
 }
 
 /// Reads a whole file back: its format, libsndfile's name for its encoding, its header's frame count, samples.
 private func readBack(_ path: String) throws -> (format: AudioFormat, formatName: String, frameCount: Int64?, samples: [Float]) {
     let reader = try SoundFileReader(path: path)
     defer { reader.close() }
-    var all: [Float] = []
-    var chunk = [Float](repeating: 0, count: 4_096 * reader.channels)
-    while true {
-        let got = try chunk.withUnsafeMutableBufferPointer { buffer throws(SoundFileError) in
-            try reader.read(into: buffer, maxFrames: 4_096)
-        }
-        if got == 0 { break }
-        all.append(contentsOf: chunk[0..<(got * reader.channels)])
-    }
+    let all = try readSamples(reader, framesPerRead: 4_096)
     return (AudioFormat(sampleRate: reader.sampleRate, channels: reader.channels), reader.formatName, reader.frameCount, all)
-}
-
-/// Stereo test signal with different channels, amplitude well inside full scale.
-private func stereoSignal(frames: Int, sampleRate: Int) -> [Float] {
-    var samples = [Float](repeating: 0, count: frames * 2)
-    for i in 0..<frames {
-        let t = Double(i) / Double(sampleRate)
-        samples[2 * i] = Float(0.5 * sin(2 * Double.pi * 440 * t))
-        samples[2 * i + 1] = Float(0.3 * sin(2 * Double.pi * 660 * t + 1))
-    }
-    return samples
 }
 
 private func sinkParameters(path: String, format: String? = nil, sampleFormat: String? = nil) -> JSONObject {
@@ -49,19 +26,6 @@ private func sinkParameters(path: String, format: String? = nil, sampleFormat: S
     if let format { parameters["format"] = .string(format) }
     if let sampleFormat { parameters["sampleFormat"] = .string(sampleFormat) }
     return parameters
-}
-
-/// The `GraphError` that `body` throws, or nil.
-private func graphError(_ body: () throws -> Void) -> GraphError? {
-    do {
-        try body()
-        return nil
-    } catch let error as GraphError {
-        return error
-    } catch {
-        Issue.record("expected a GraphError, got \(error)")
-        return nil
-    }
 }
 
 private func maxDifference(_ a: [Float], _ b: [Float]) -> Float {
@@ -86,7 +50,7 @@ struct WavSinkNodeTests {
         try withScratchDirectory { dir in
             let path = dir + "/out." + ext
             let format = AudioFormat(sampleRate: 22_050, channels: 2)
-            let input = stereoSignal(frames: 30_000, sampleRate: 22_050)
+            let input = stereoSine(frames: 30_000, sampleRate: 22_050, rightAmplitude: 0.3, rightPhase: 1)
             let sink = try NodeHarness(type: WavSinkNode.self, id: "rec",
                                        parameters: sinkParameters(path: path, sampleFormat: sampleFormat), input: format)
             #expect(sink.outputFormat == nil)
@@ -226,7 +190,7 @@ struct WavSinkNodeTests {
         try withScratchDirectory { dir in
             let path = dir + "/partial." + ext
             let format = AudioFormat(sampleRate: 16_000, channels: 2)
-            let input = stereoSignal(frames: 24_321, sampleRate: 16_000)
+            let input = stereoSine(frames: 24_321, sampleRate: 16_000, rightAmplitude: 0.3, rightPhase: 1)
             let sink = try NodeHarness(type: WavSinkNode.self, parameters: sinkParameters(path: path), input: format)
             try sink.push(input, framesPerBuffer: 777)
             sink.stop()

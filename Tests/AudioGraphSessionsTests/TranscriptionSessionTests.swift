@@ -155,7 +155,10 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
         try await session.startTranscription()
         #expect(session.isTranscribing && session.captionsVisible)
         source.release(5)
-        try await eventually("a partial") { captions.updates.contains { !$0.isFinal } }
+        // Commands jump the recognizer's queue: stop only once it has heard all five blocks.
+        try await eventually("a partial of all five blocks") {
+            captions.updates.contains { !$0.isFinal && $0.text == "w1 w2 w3 w4 w5" }
+        }
         try await session.stopTranscription()
         try await eventually("the final of segment 1") { captions.updates.contains { $0.isFinal } }
         #expect(!session.captionsVisible)

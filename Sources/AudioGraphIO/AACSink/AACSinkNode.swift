@@ -26,15 +26,12 @@ public final class AACSinkNode: AudioNode {
                                            channels: AACFileWriter.supportedChannels),
         execution: .queued(capacity: 64))
 
-    private let path: String
     private let container: AACContainer
     private let bitrate: Int
-    private let configuration: NodeConfiguration
-    private var writer: AACFileWriter?
+    private var file: FileSinkLifecycle<AACFileWriter>
 
     public init(configuration: NodeConfiguration) throws {
-        self.configuration = configuration
-        path = configuration.path("path")!
+        let path = configuration.path("path")!
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard let container = AACContainer(pathExtension: ext) else {
             let what = ext.isEmpty ? "the file name has no extension" : "unknown extension \".\(ext)\""
@@ -42,6 +39,7 @@ public final class AACSinkNode: AudioNode {
         }
         self.container = container
         bitrate = configuration.int("bitrate") ?? 64_000
+        file = FileSinkLifecycle(path: path, node: configuration)
     }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
@@ -49,22 +47,14 @@ public final class AACSinkNode: AudioNode {
     public func start(_ context: NodeContext) throws {
         guard let format = context.inputFormat else { return }
         FFmpeg.configureLogging(verbose: context.options.verbose)
-        try OutputPaths.createParentDirectory(of: path, node: configuration)
-        do {
-            writer = try AACFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels,
-                                       bitrate: bitrate, container: container)
-        } catch {
-            throw GraphError(.cannotCreateOutput, at: path, error.message, node: configuration.id)
+        try file.open { path throws(FFmpegError) in
+            try AACFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels, bitrate: bitrate,
+                              container: container)
         }
     }
 
     public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
-        guard let writer else { return }
-        do {
-            try buffer.samples.withUnsafeBufferPointer { samples throws(FFmpegError) in try writer.write(samples) }
-        } catch {
-            throw GraphError(.io, at: path, error.message, node: configuration.id)
-        }
+        try file.write(buffer)
     }
 
     /// Events and control commands are not recorded, and a sink has nothing to pass them on to. (`flush`
@@ -73,19 +63,12 @@ public final class AACSinkNode: AudioNode {
     public func handle(_ command: ControlCommand, _ context: NodeContext) throws {}
 
     public func finish(_ context: NodeContext) throws {
-        guard let writer else { return }
-        self.writer = nil
-        do {
-            try writer.close()
-        } catch {
-            throw GraphError(.io, at: path, error.message, node: configuration.id)
-        }
+        try file.finish()
     }
 
     /// Finalizes the file if `finish` did not (SIGINT, a failure elsewhere or here): flushes the encoder and
     /// writes the index, so what was recorded stays playable. Never throws; idempotent.
     public func stop() {
-        try? writer?.close()
-        writer = nil
+        file.stop()
     }
 }

@@ -22,16 +22,13 @@ public final class WavSinkNode: AudioNode {
         acceptedFormats: FormatRequirement(channels: 1...8),
         execution: .queued(capacity: 64))
 
-    private let path: String
     private let container: SoundFileContainer
     private let sampleFormat: SoundFileSampleFormat
-    private let configuration: NodeConfiguration
-    private var writer: SoundFileWriter?
+    private var file: FileSinkLifecycle<SoundFileWriter>
     private var framesSinceHeaderUpdate = 0
 
     public init(configuration: NodeConfiguration) throws {
-        self.configuration = configuration
-        path = configuration.path("path")!
+        let path = configuration.path("path")!
         let format = configuration.string("format") ?? "auto"
         if format == "auto" {
             let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
@@ -48,28 +45,21 @@ public final class WavSinkNode: AudioNode {
         if sampleFormat == .float && container != .wav {
             throw configuration.error("sampleFormat float is only available for WAV", parameter: "sampleFormat")
         }
+        file = FileSinkLifecycle(path: path, node: configuration)
     }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
 
     public func start(_ context: NodeContext) throws {
         guard let format = context.inputFormat else { return }
-        try OutputPaths.createParentDirectory(of: path, node: configuration)
-        do {
-            writer = try SoundFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels,
-                                         container: container, sampleFormat: sampleFormat)
-        } catch {
-            throw GraphError(.cannotCreateOutput, at: path, error.message, node: configuration.id)
+        try file.open { path throws(SoundFileError) in
+            try SoundFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels,
+                                container: container, sampleFormat: sampleFormat)
         }
     }
 
     public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
-        guard let writer else { return }
-        do {
-            try buffer.samples.withUnsafeBufferPointer { samples throws(SoundFileError) in try writer.write(samples) }
-        } catch {
-            throw GraphError(.io, at: path, error.message, node: configuration.id)
-        }
+        guard let writer = try file.write(buffer) else { return }
         framesSinceHeaderUpdate += buffer.frameCount
         if framesSinceHeaderUpdate >= buffer.format.sampleRate {
             framesSinceHeaderUpdate = 0
@@ -80,17 +70,10 @@ public final class WavSinkNode: AudioNode {
     public func handle(_ event: Event, _ context: NodeContext) throws {}
 
     public func finish(_ context: NodeContext) throws {
-        guard let writer else { return }
-        self.writer = nil
-        do {
-            try writer.close()
-        } catch {
-            throw GraphError(.io, at: path, error.message, node: configuration.id)
-        }
+        try file.finish()
     }
 
     public func stop() {
-        try? writer?.close()
-        writer = nil
+        file.stop()
     }
 }

@@ -184,6 +184,12 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         return String(cString: hyp)
     }
 
+    func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult {
+        // The final pass need not decode the VAD's hangover: less work, and no words made up from the pause.
+        if wholeUtteranceFinal && frames < utterance.count { utterance.removeLast(utterance.count - max(0, frames)) }
+        return try endUtterance()
+    }
+
     func endUtterance() throws -> RecognitionResult {
         if inUtterance {
             inUtterance = false

@@ -157,7 +157,7 @@ public final class RecognizerNode: AudioNode {
             try beginUtterance(at: position, context)
         case .speechEnded:
             vadInSpeech = false
-            if utteranceStart != nil { try endUtterance(at: position, context) }
+            if utteranceStart != nil { try endUtterance(at: position, context, speechEnded: true) }
         default:
             break
         }
@@ -274,10 +274,20 @@ public final class RecognizerNode: AudioNode {
         }
     }
 
-    private func endUtterance(at position: Int64, _ context: NodeContext) throws {
+    /// Audio kept after the VAD's end of speech for the final pass (pocketsphinx wants a little silence to close
+    /// the utterance).
+    static let speechEndTailSeconds = 0.2
+
+    private func endUtterance(at position: Int64, _ context: NodeContext, speechEnded: Bool = false) throws {
         guard let recognizer, let start = utteranceStart else { return }
         utteranceStart = nil
-        let result = try recognizer.endUtterance()
+        let result: RecognitionResult
+        if speechEnded {
+            let frames = Int(position - start) + Int(Self.speechEndTailSeconds * Double(sampleRate))
+            result = try recognizer.endUtterance(speechEndsAfter: frames)
+        } else {
+            result = try recognizer.endUtterance()
+        }
         guard !result.text.isEmpty || revision > 0 else {
             segment -= 1  // nothing was said: the id is used by the next utterance
             return

@@ -65,6 +65,14 @@ public protocol SpeechRecognizer: AnyObject {
     /// The best hypothesis so far in the current utterance ("" when none).
     func partialHypothesis() -> String
     func endUtterance() throws -> RecognitionResult
+    /// Ends the utterance knowing that speech ended after its first `frames` frames (the VAD's end, plus a
+    /// short tail): an engine that decodes the utterance again for its final may stop there. Default:
+    /// `endUtterance()`.
+    func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult
+}
+
+extension SpeechRecognizer {
+    public func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult { try endUtterance() }
 }
 
 /// Settings an engine is made from: the recognizer node's parameters, resolved.

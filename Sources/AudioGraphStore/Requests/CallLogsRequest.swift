@@ -12,47 +12,33 @@
 public final class CallLogsRequest: Sendable {
     public struct Builder: Sendable {
         private var hasTranscriptions: Bool?
-        private var limit = TranscriptsRequest.defaultLimit
-        private var store: (any TranscriptStore)?
+        private var options = PageOptions()
 
         public init() {}
 
         /// true: only transcribed sessions, with their transcripts; false or unset: every session.
-        public func hasTranscriptions(_ value: Bool?) -> Builder {
-            var copy = self
-            copy.hasTranscriptions = value
-            return copy
-        }
+        public func hasTranscriptions(_ value: Bool?) -> Builder { modified(self) { $0.hasTranscriptions = value } }
 
         /// Sessions per page (default 30, clamped to 1…1000).
-        public func limit(_ limit: Int) -> Builder {
-            var copy = self
-            copy.limit = limit
-            return copy
-        }
+        public func limit(_ limit: Int) -> Builder { modified(self) { $0.options.limit = limit } }
 
         /// The store to read (default: `TranscriptStores.current`).
-        public func store(_ store: any TranscriptStore) -> Builder {
-            var copy = self
-            copy.store = store
-            return copy
-        }
+        public func store(_ store: any TranscriptStore) -> Builder { modified(self) { $0.options.store = store } }
 
         public func build() -> CallLogsRequest {
-            CallLogsRequest(hasTranscriptions: hasTranscriptions, limit: limit, store: store)
+            CallLogsRequest(hasTranscriptions: hasTranscriptions, options: options)
         }
     }
 
     /// The filter as built (nil: unset).
     public let hasTranscriptions: Bool?
     public let limit: Int
-    private let pager: Pager<CallLogRecord>
+    private let pager: PagedRequest<CallLogRecord>
 
-    init(hasTranscriptions: Bool?, limit: Int, store: (any TranscriptStore)?) {
+    init(hasTranscriptions: Bool?, options: PageOptions) {
         self.hasTranscriptions = hasTranscriptions
-        self.limit = min(max(limit, TranscriptsRequest.limitRange.lowerBound), TranscriptsRequest.limitRange.upperBound)
         let attach = hasTranscriptions == true
-        pager = Pager(store: store, limit: self.limit) { store, after, limit throws(TranscriptsError) in
+        pager = PagedRequest(options) { store, after, limit throws(TranscriptsError) in
             let rows = try store.sessions(after: after, limit: limit, transcribedOnly: attach)
             var calls: [(key: Int64, record: CallLogRecord)] = rows.compactMap { row in
                 (try? CallLogRecord(row: row)).map { (row.key, $0) }
@@ -70,6 +56,7 @@ public final class CallLogsRequest: Sendable {
             }
             return (calls.map(\.record), rows.last?.key)
         }
+        limit = pager.limit
     }
 
     /// The 1-based number of the page last returned; 0 before the first.
