@@ -121,7 +121,8 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
         let spec = GraphSpec(
             nodes: [NodeSpec(id: "src", type: "test-steps", parameters: source),
                     NodeSpec(id: "asr", type: "recognizer",
-                             parameters: JSONObject([("engine", .string(engine)), ("partialIntervalMs", 100)])),
+                             parameters: JSONObject([("engine", .string(engine)), ("partialIntervalMs", 100),
+                                                     ("partials", "on")])),
                     NodeSpec(id: "cc", type: "test-caption-probe"),
                     NodeSpec(id: "rec", type: "test-recorder")],
             links: try LinkSpec.chain("src -> asr -> cc") + LinkSpec.chain("src -> rec"), baseDirectory: "/")

@@ -8,7 +8,8 @@ import Testing
 @Suite(.serialized) struct PocketSphinxRecognizerTests {
     /// Runs the recognizer node (no VAD upstream) over a clip, in buffers of `framesPerBuffer`.
     func recognize(_ clip: String, framesPerBuffer: Int = 1600) throws -> [TranscriptUpdate] {
-        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", input: SpeechFixtures.format)
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: ["partials": "on"],
+                                      input: SpeechFixtures.format)
         try harness.push(try SpeechFixtures.samples(clip), framesPerBuffer: framesPerBuffer)
         try harness.finish()
         return harness.events.compactMap { if case .transcript(let t) = $0.payload { return t } else { return nil } }
@@ -180,5 +181,35 @@ import Testing
         try "#JSGF V1.0;\ngrammar g;\npublic <cmd> = go forward;\n".write(to: grammar, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: grammar) }
         #expect(throws: GraphError.self) { try make(["keyphrase": "go forward", "grammar": .string(grammar.path)]) }
+    }
+}
+
+/// `partials: auto` gives partials only when the graph runs in real time.
+@Suite struct PartialsModeTests {
+    func updates(partials: String, realtime: Bool) throws -> [TranscriptUpdate] {
+        let values = try ParameterValidation.validate(["partials": .string(partials)], against: RecognizerNode.descriptor,
+                                                      at: .root / "nodes" / "asr")
+        let node = try RecognizerNode(configuration: NodeConfiguration(id: "asr", type: "recognizer", values: values))
+        var frames: [(Int, Frame)] = []
+        let context = NodeContext(nodeID: "asr", inputFormat: SpeechFixtures.format, outputFormat: nil,
+                                  clock: ManualClock(), options: RunOptions(realtime: realtime),
+                                  output: { frames.append(($0, $1)) })
+        try node.start(context)
+        for buffer in Signals.buffers(try SpeechFixtures.samples("goforward"), format: SpeechFixtures.format, framesPerBuffer: 1600) {
+            try node.process(buffer, context)
+        }
+        try node.finish(context)
+        node.stop()
+        return frames.compactMap { if case .event(let e) = $0.1, case .transcript(let t) = e.payload { return t } else { return nil } }
+    }
+
+    @Test func autoFollowsTheGraphsPace() throws {
+        let batch = try updates(partials: "auto", realtime: false)
+        let live = try updates(partials: "auto", realtime: true)
+        #expect(batch.allSatisfy(\.isFinal) && batch.count == 1)
+        #expect(live.contains { !$0.isFinal })
+        #expect(batch.last?.text == live.last?.text, "finals do not depend on partials")
+        #expect(try updates(partials: "on", realtime: false).contains { !$0.isFinal })
+        #expect(try updates(partials: "off", realtime: true).allSatisfy(\.isFinal))
     }
 }

@@ -76,9 +76,14 @@ public protocol SourceNode: AudioNode {
     /// A live source (a microphone) cannot wait: when a queued node falls behind, its frames are dropped and
     /// counted instead of blocking capture.
     var isLive: Bool { get }
+
+    /// The stream arrives at the pace of the audio (a microphone, or a file played at 1x): someone may be
+    /// watching as it happens, so nodes give live feedback (partial transcripts). Default: `isLive`.
+    var isRealtime: Bool { get }
 }
 
 extension SourceNode {
     public var totalFrames: Int64? { nil }
     public var isLive: Bool { false }
+    public var isRealtime: Bool { isLive }
 }

@@ -89,5 +89,10 @@ public final class CancellationFlag: Sendable {
 public struct RunOptions: Sendable {
     /// Let libraries print their own logs (pocketsphinx's chatter is silenced otherwise).
     public var verbose: Bool
-    public init(verbose: Bool = false) { self.verbose = verbose }
+    /// The graph runs at the pace of its audio (set by the runtime when a source `isRealtime`).
+    public var realtime: Bool
+    public init(verbose: Bool = false, realtime: Bool = false) {
+        self.verbose = verbose
+        self.realtime = realtime
+    }
 }

@@ -124,6 +124,8 @@ public final class GraphRuntime: @unchecked Sendable {
         precondition(!started.load(ordering: .acquiring), "a GraphRuntime runs once")
         let startTime = clock.now()
         let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
+        var options = self.options
+        options.realtime = graph.nodes.contains { ($0.instance as? any SourceNode)?.isRealtime == true }
         var byID: [String: RunningNode] = [:]
         for node in graph.nodes {
             let feeders = graph.links.filter { $0.to == node.id }.count

@@ -90,6 +90,9 @@ public final class FileSourceNode: SourceNode {
     public var format: AudioFormat { AudioFormat(sampleRate: reader.sampleRate, channels: reader.channels) }
     /// What the file is: "WAV (Signed 16 bit PCM)" from libsndfile, "M4A (AAC) via FFmpeg" from FFmpeg.
     public var formatName: String { reader.formatName }
+    /// Played at 1x with `realtime`.
+    public var isRealtime: Bool { realtime }
+
     public var totalFrames: Int64? { reader.frameCount }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { format }

@@ -22,8 +22,11 @@ public final class RecognizerNode: AudioNode {
                           doc: "Recognizer engine; built in: pocketsphinx. Plugins and embedders register more."),
             ParameterSpec("language", .choice(SessionSettings.supportedLanguages),
                           doc: "Caption language code; defaults to the session's captionLanguage. The engine must support it."),
+            ParameterSpec("partials", .choice(["auto", "on", "off"]), default: "auto",
+                          doc: "Partial hypotheses while speech goes on: auto gives them when the graph runs in real time (a "
+                              + "microphone, a file played at 1x) and skips them for batch jobs, where they would cost a second decode."),
             ParameterSpec("partialIntervalMs", .integer(range: 0...10_000), default: 250,
-                          doc: "How often a partial hypothesis is taken while speech goes on, in ms of audio; 0 for finals only (cheaper)."),
+                          doc: "How often a partial hypothesis is taken while speech goes on, in ms of audio; 0 for finals only."),
             ParameterSpec("silenceMs", .integer(range: 100...10_000), default: 1000,
                           doc: "With no VAD upstream: silence that ends an utterance."),
             ParameterSpec("maxUtteranceSeconds", .number(range: 1...600), default: 30,
@@ -53,6 +56,7 @@ public final class RecognizerNode: AudioNode {
     private var options: RecognizerOptions
     public let capabilities: RecognizerCapabilities
     private let partialInterval: Int
+    private let partialsMode: String
     private let silenceMs: Int
     private let maxUtteranceFrames: Int64
 
@@ -104,7 +108,8 @@ public final class RecognizerNode: AudioNode {
         }
         try engine.validate(options)
         partialInterval = (configuration.int("partialIntervalMs") ?? 250) * capabilities.sampleRate / 1000
-        options.wantsPartials = partialInterval > 0 && capabilities.partialResults
+        partialsMode = configuration.string("partials") ?? "auto"
+        options.wantsPartials = partialInterval > 0 && capabilities.partialResults && partialsMode != "off"
         silenceMs = configuration.int("silenceMs") ?? 1000
         maxUtteranceFrames = Int64((configuration.double("maxUtteranceSeconds") ?? 30) * Double(capabilities.sampleRate))
         endpointer = SilenceEndpointer(silenceFrames: max(1, silenceMs / 10))
@@ -121,6 +126,7 @@ public final class RecognizerNode: AudioNode {
 
     public func start(_ context: NodeContext) throws {
         options.verbose = context.options.verbose
+        if partialsMode == "auto" && !context.options.realtime { options.wantsPartials = false }
         sampleRate = context.inputFormat?.sampleRate ?? capabilities.sampleRate
         ring = AudioRing(capacity: sampleRate * 4)
         endpointerFrame.reserveCapacity(sampleRate / 100)
