@@ -213,3 +213,30 @@ import Testing
         #expect(try updates(partials: "off", realtime: true).allSatisfy(\.isFinal))
     }
 }
+
+/// pocketsphinx's grammar and keyphrase modes through the node's parameters, on real speech.
+@Suite struct PocketSphinxModesTests {
+    func finals(_ parameters: JSONObject) throws -> [TranscriptUpdate] {
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: parameters, input: SpeechFixtures.format)
+        try harness.push(try SpeechFixtures.samples("goforward"), framesPerBuffer: 1600)
+        try harness.finish()
+        return harness.events.compactMap { if case .transcript(let t) = $0.payload, t.isFinal { return t } else { return nil } }
+    }
+
+    @Test func aJSGFGrammarLimitsWhatCanBeRecognized() throws {
+        let grammar = FileManager.default.temporaryDirectory.appendingPathComponent("robot-\(UUID()).gram")
+        try """
+            #JSGF V1.0;
+            grammar robot;
+            public <command> = (go | turn) (forward | back | left | right) [(one | two | ten) meters];
+            """.write(to: grammar, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: grammar) }
+        let result = try finals(["grammar": .string(grammar.path)])
+        #expect(result.map(\.text) == ["go forward ten meters"])
+    }
+
+    @Test func aKeyphraseIsSpotted() throws {
+        let result = try finals(["keyphrase": "forward", "kwsThreshold": 1e-20])
+        #expect(result.map(\.text).joined(separator: " ").contains("forward"), "\(result.map(\.text))")
+    }
+}
