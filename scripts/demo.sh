@@ -19,5 +19,5 @@ echo "== captions: out/demo/call.vtt ($(grep -c -- '-->' out/demo/call.vtt) cues
 echo "== stored transcripts:"
 "$bin" transcripts list --session demo-call --store out/demo/transcripts.sqlite
 tid=$("$bin" transcripts list --session demo-call --store out/demo/transcripts.sqlite --json \
-  | python3 -c 'import json,sys; d=json.load(sys.stdin); print((d[0] if isinstance(d,list) else d["transcripts"][0])["tid"])')
+  | grep -o '"tid" *: *"[^"]*"' | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
 "$bin" transcripts show "$tid" --store out/demo/transcripts.sqlite
