@@ -301,7 +301,7 @@ public final class RecognizerNode: AudioNode {
         revision += 1
         let offset = seconds(start)
         let words = result.words.map {
-            TranscriptUpdate.Word(word: $0.word, start: offset + $0.start, end: offset + $0.end, confidence: $0.confidence)
+            RecognizedWord(word: $0.word, start: offset + $0.start, end: offset + $0.end, confidence: $0.confidence)
         }
         // The utterance ends where the VAD said speech ended (audio fed past it is its hangover), never before
         // its last word.

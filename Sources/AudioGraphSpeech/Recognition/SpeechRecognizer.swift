@@ -23,20 +23,9 @@ public struct RecognizerCapabilities: Sendable, Equatable {
     }
 }
 
-/// A recognized word; times are seconds from the start of the utterance.
-public struct RecognizedWord: Sendable, Equatable {
-    public var word: String
-    public var start: Double
-    public var end: Double
-    public var confidence: Double?
-
-    public init(word: String, start: Double, end: Double, confidence: Double? = nil) {
-        self.word = word
-        self.start = start
-        self.end = end
-        self.confidence = confidence
-    }
-}
+/// A recognized word; an engine gives times in seconds from the start of the utterance (the recognizer node
+/// moves them onto the stream's clock). The same type as a transcript's words.
+public typealias RecognizedWord = TranscriptUpdate.Word
 
 /// The final result of one utterance.
 public struct RecognitionResult: Sendable, Equatable {
