@@ -15,9 +15,7 @@ public struct FileTranscriber: Sendable {
     public init(registry: NodeRegistry, recognizer: JSONObject = JSONObject(), vad: JSONObject? = JSONObject(),
                 session: SessionSettings = SessionSettings()) {
         self.registry = registry
-        var recognizer = recognizer
-        // Finals only: nobody watches partials of a finished recording, and it halves the decoding work.
-        if recognizer["partialIntervalMs"] == nil { recognizer["partialIntervalMs"] = 0 }
+        // A recorded file is not read in real time, so the recognizer's `partials: auto` gives finals only.
         self.recognizer = recognizer
         self.vad = vad
         self.session = session
