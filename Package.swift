@@ -31,6 +31,8 @@ let package = Package(
         // No pkgConfig: libpulse's .pc adds -D_REENTRANT/-pthread, which SwiftPM prohibits (a warning); the
         // headers are in /usr/include and the modulemap links the libraries.
         .systemLibrary(name: "CPulseAudio", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Frames, formats, config, graph, runtime. No C.
         .target(name: "AudioGraphCore", swiftSettings: strict),
@@ -44,9 +46,15 @@ let package = Package(
         .target(name: "AudioGraphSessions",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore"],
                 swiftSettings: strict),
+        // The HTTP API (libmicrohttpd), access tokens (OpenSSL's SHA-256), live captions over SSE, the web page.
+        .target(name: "AudioGraphServer",
+                dependencies: ["AudioGraphCore", "AudioGraphStore", "AudioGraphSessions", "CMicroHTTPD", "CCrypto"],
+                swiftSettings: strict),
+        // The remote transcripts client (URLSession): no C, no server code.
+        .target(name: "AudioGraphClient", dependencies: ["AudioGraphStore"], swiftSettings: strict),
         .target(name: "AudioGraph",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
-                               "AudioGraphSessions"],
+                               "AudioGraphSessions", "AudioGraphServer", "AudioGraphClient"],
                 swiftSettings: strict),
         .target(name: "AudioGraphTestKit", dependencies: ["AudioGraphCore"], swiftSettings: strict),
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph"], swiftSettings: strict),
@@ -63,6 +71,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "AudioGraphSessionsTests",
                     dependencies: ["AudioGraphSessions", "AudioGraph", "AudioGraphTestKit"], swiftSettings: strict),
+        .testTarget(name: "AudioGraphServerTests",
+                    dependencies: ["AudioGraphServer", "AudioGraphClient", "AudioGraph", "AudioGraphTestKit"],
+                    swiftSettings: strict),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),
         .testTarget(name: "AudioGraphCLITests", dependencies: ["audiograph", "AudioGraph", "AudioGraphTestKit"],

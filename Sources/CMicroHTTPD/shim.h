@@ -1,0 +1,33 @@
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon is variadic: the options audiograph sets, as one plain function. */
+static inline struct MHD_Daemon *audiograph_mhd_start(unsigned int flags, const struct sockaddr *address,
+                                                      unsigned int threads, unsigned int connection_limit,
+                                                      unsigned int timeout_seconds, size_t memory_limit,
+                                                      MHD_AccessHandlerCallback handler, void *handler_cls,
+                                                      MHD_RequestCompletedCallback completed, void *completed_cls) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/* MHD_get_daemon_info is variadic. */
+static inline uint16_t audiograph_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+/* Cast macros do not import. */
+static inline uint64_t audiograph_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
+static inline ssize_t audiograph_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
+static inline ssize_t audiograph_mhd_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
