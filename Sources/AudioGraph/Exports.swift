@@ -4,3 +4,5 @@
 @_exported import AudioGraphSpeech
 @_exported import AudioGraphStore
 @_exported import AudioGraphSessions
+@_exported import AudioGraphServer
+@_exported import AudioGraphClient

@@ -4,8 +4,9 @@ import Foundation
 /// entries and link chains. Node parameters are checked later, against their types' declarations, by
 /// `GraphBuilder`.
 public enum ConfigLoader {
-    public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats"]
-    public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage"]
+    public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats", "serve"]
+    public static let serveKeys = ["listen", "store"]
+    public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants"]
 
     /// Loads the config at `path`, applying `--set node.param=value` overrides.
     public static func load(path: String, overrides: [String] = []) throws(GraphError) -> GraphSpec {
@@ -128,7 +129,8 @@ public enum ConfigLoader {
         }
 
         return GraphSpec(version: version, session: session, plugins: plugins, nodes: nodes, links: links,
-                         strictFormats: strictFormats, baseDirectory: baseDirectory)
+                         strictFormats: strictFormats, baseDirectory: baseDirectory,
+                         serve: try decodeServe(top["serve"], baseDirectory: baseDirectory))
     }
 
     static func decodeSession(_ value: JSONValue?) throws(GraphError) -> SessionSettings {
@@ -151,6 +153,30 @@ public enum ConfigLoader {
                     + "; supported: " + SessionSettings.supportedLanguages.joined(separator: ", "))
             }
             settings.captionLanguage = language
+        }
+        settings.participants = try decodeStrings(object["participants"], at: path / "participants")
+        for (index, user) in settings.participants.enumerated() where user.isEmpty {
+            throw .config((path / "participants").appending(index: index), "a participant needs a user name")
+        }
+        return settings
+    }
+
+    static func decodeServe(_ value: JSONValue?, baseDirectory: String) throws(GraphError) -> ServeSettings? {
+        guard let value, value != .null else { return nil }
+        let path = JSONPath.root / "serve"
+        guard case .object(let object) = value else {
+            throw .config(path, "expected an object like {\"listen\": \"127.0.0.1:8080\"}, got \(value.typeDescription)")
+        }
+        try rejectUnknownKeys(in: object, allowed: serveKeys, at: path)
+        var settings = ServeSettings()
+        if let listen = try decodeString(object["listen"], at: path / "listen") {
+            guard ListenAddress(listen) != nil else {
+                throw .config(path / "listen", "expected HOST:PORT with an IPv4 host, like 127.0.0.1:8080, got \"\(listen)\"")
+            }
+            settings.listen = listen
+        }
+        if let store = try decodeString(object["store"], at: path / "store") {
+            settings.store = store.hasPrefix("/") ? store : baseDirectory + "/" + store
         }
         return settings
     }

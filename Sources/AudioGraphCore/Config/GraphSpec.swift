@@ -15,12 +15,15 @@ public struct GraphSpec: Sendable {
     public var strictFormats: Bool
     /// Folder that relative paths resolve against.
     public var baseDirectory: String
+    /// The `serve` block: serve the HTTP API while the graph runs (nil: no server).
+    public var serve: ServeSettings?
 
     public static let currentVersion = 1
 
     public init(version: Int = GraphSpec.currentVersion, session: SessionSettings = SessionSettings(),
                 plugins: [String] = [], nodes: [NodeSpec], links: [LinkSpec], strictFormats: Bool = false,
-                baseDirectory: String) {
+                baseDirectory: String, serve: ServeSettings? = nil) {
+        self.serve = serve
         self.version = version
         self.session = session
         self.plugins = plugins

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The config's `session` block. Defaults follow the mobile captioning SDKs users know.
 public struct SessionSettings: Sendable, Equatable {
     public var id: String?
@@ -8,14 +10,27 @@ public struct SessionSettings: Sendable, Equatable {
     public var captions: Bool
     /// Language of captions and recognition. Default en-US.
     public var captionLanguage: String
+    /// The users who take part: who may read the session's transcripts and watch its live captions over the
+    /// HTTP API. Empty (the default) means the user who runs the pipeline (`SessionSettings.currentUser`).
+    public var participants: [String]
 
     public init(id: String? = nil, room: String? = nil, autoStartTranscription: Bool = false, captions: Bool = false,
-                captionLanguage: String = "en-US") {
+                captionLanguage: String = "en-US", participants: [String] = []) {
+        self.participants = participants
         self.id = id
         self.room = room
         self.autoStartTranscription = autoStartTranscription
         self.captions = captions
         self.captionLanguage = captionLanguage
+    }
+
+    /// `participants`, or the user who runs the pipeline when there are none.
+    public var effectiveParticipants: [String] { participants.isEmpty ? [Self.currentUser] : participants }
+
+    /// The user running this process: `$USER`, else the login name of the effective user id.
+    public static var currentUser: String {
+        if let user = ProcessInfo.processInfo.environment["USER"], !user.isEmpty { return user }
+        return ProcessInfo.processInfo.userName
     }
 
     /// The caption language codes a config may name (DESIGN.md section 2).

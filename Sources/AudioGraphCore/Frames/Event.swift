@@ -135,7 +135,9 @@ public struct TranscriptUpdate: Sendable, Equatable {
         self.language = language
     }
 
-    var json: JSONObject {
+    /// The fields of a `transcript` event (`final`, `segment`, `revision`, `start`, `end`, `text`, and
+    /// `confidence`, `words`, `language` when known), as `--events jsonl` prints them.
+    public var json: JSONObject {
         var object = JSONObject()
         object["final"] = .bool(isFinal)
         object["segment"] = .number(Double(segment))

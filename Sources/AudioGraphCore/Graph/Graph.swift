@@ -37,10 +37,13 @@ public final class Graph {
     public let nodes: [Node]
     public let links: [Link]
     public let session: SessionSettings
+    /// The config's `serve` block, when it has one.
+    public let serve: ServeSettings?
     /// What the builder changed or wants the user to know (inserted resamplers).
     public let notes: [String]
 
-    init(nodes: [Node], links: [Link], session: SessionSettings, notes: [String]) {
+    init(nodes: [Node], links: [Link], session: SessionSettings, serve: ServeSettings? = nil, notes: [String]) {
+        self.serve = serve
         self.nodes = nodes
         self.links = links
         self.session = session

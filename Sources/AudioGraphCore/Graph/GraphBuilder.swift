@@ -154,7 +154,7 @@ public struct GraphBuilder {
                                          format: kinds.contains(.audio) ? from.outputFormat : nil, kinds: kinds,
                                          autoInserted: link.autoInserted))
         }
-        return Graph(nodes: order.map { built[$0]! }, links: builtLinks, session: spec.session, notes: notes)
+        return Graph(nodes: order.map { built[$0]! }, links: builtLinks, session: spec.session, serve: spec.serve, notes: notes)
     }
 
     static func describe(_ kinds: Set<FrameKind>) -> String {

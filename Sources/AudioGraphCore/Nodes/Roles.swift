@@ -13,4 +13,9 @@ public protocol TranscriberRole: AnyObject {
 public protocol CaptionRole: AnyObject {}
 
 /// A node that stores transcripts.
-public protocol TranscriptStoreRole: AnyObject {}
+public protocol TranscriptStoreRole: AnyObject {
+    /// Where the store is: a file path, or a connection string for a server database.
+    var storeLocation: String { get }
+    /// The session id this run's rows are written under (`session.id`, or one generated per run).
+    var sessionID: String { get }
+}

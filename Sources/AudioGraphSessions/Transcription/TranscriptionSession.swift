@@ -49,6 +49,7 @@ public final class TranscriptionSession: Sendable {
     private let runtime: GraphRuntime
     private let transcribers: [(engine: String, languages: [String])]
     private let state: Mutex<(transcribing: Bool, captionsOn: Bool, language: String)>
+    private let captionObservers = Mutex<[@Sendable (LiveCaption) -> Void]>([])
 
     /// Wraps a built graph; its `session` block gives the settings.
     public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
@@ -80,12 +81,50 @@ public final class TranscriptionSession: Sendable {
     /// Runs the graph on the calling thread until its sources end or `cancel()`.
     public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
                     onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
-        try runtime.run(onEvent: onEvent, onWarning: onWarning)
+        try runtime.run(onEvent: { [self] event in
+            observeCaption(event)
+            onEvent(event)
+        }, onWarning: onWarning)
     }
 
     /// Runs the graph on a thread of its own; events as an `AsyncSequence`.
     public func start() -> (events: AsyncStream<Event>, result: Task<RunSummary, any Error>) {
-        runtime.start()
+        let (events, result) = runtime.start()
+        let (tapped, continuation) = AsyncStream<Event>.makeStream()
+        Task { [self] in
+            for await event in events {
+                observeCaption(event)
+                continuation.yield(event)
+            }
+            continuation.finish()
+        }
+        return (tapped, result)
+    }
+
+    /// Calls `observer` with every caption while captions are visible, and `.clear` whenever they stop being
+    /// visible (transcription stopped or captions hidden). Observers are called on the graph's thread (updates)
+    /// or the caller's (clear): keep them quick.
+    public func observeCaptions(_ observer: @escaping @Sendable (LiveCaption) -> Void) {
+        captionObservers.withLock { $0.append(observer) }
+    }
+
+    private func observeCaption(_ event: Event) {
+        guard case .transcript(let update) = event.payload, captionsVisible else { return }
+        notify(.update(update))
+    }
+
+    private func notify(_ caption: LiveCaption) {
+        for observer in captionObservers.withLock({ $0 }) { observer(caption) }
+    }
+
+    /// Applies a state change and sends `.clear` when it hid the captions.
+    private func change(_ body: (inout (transcribing: Bool, captionsOn: Bool, language: String)) -> Void) {
+        let hidden = state.withLock { state -> Bool in
+            let wasVisible = state.transcribing && state.captionsOn
+            body(&state)
+            return wasVisible && !(state.transcribing && state.captionsOn)
+        }
+        if hidden { notify(.clear) }
     }
 
     /// Stops the sources; every output is finalized.
@@ -103,7 +142,7 @@ public final class TranscriptionSession: Sendable {
     public func stopTranscription() async throws(TranscriptionSessionError) {
         guard canTranscribe else { throw .noTranscriber }
         try await deliver(.stopTranscription)
-        state.withLock { $0.transcribing = false }
+        change { $0.transcribing = false }
     }
 
     public func showCaptions() async throws(TranscriptionSessionError) {
@@ -113,7 +152,7 @@ public final class TranscriptionSession: Sendable {
 
     public func hideCaptions() async throws(TranscriptionSessionError) {
         try await deliver(.hideCaptions)
-        state.withLock { $0.captionsOn = false }
+        change { $0.captionsOn = false }
     }
 
     /// Changes the caption language, validated against every recognizer in the graph.

@@ -10,7 +10,9 @@ import Foundation
 ///   `transcriptUrl`).
 /// - **Session.** At start: a session row for this run — id `session.id` from the config, or
 ///   `run-<epoch>-<random>`; room `session.room` or ""; start time now (epoch seconds). At end of stream, on
-///   SIGINT and after another node failed: its end time. A killed run leaves end time 0.
+///   SIGINT and after another node failed: its end time. A killed run leaves end time 0. The session's
+///   participants (`session.participants`, by default the user who runs the pipeline) are stored with it: the
+///   HTTP API shows the session to them only.
 /// - **Transcripts.** A transcription run opens a transcript (a new `tid`) at its first final result: the
 ///   first after start, or after a `startTranscription` command. `stopTranscription` closes it (its end time),
 ///   so the next final opens a new one. The transcript's start time is when its run started (the graph's start
@@ -116,7 +118,8 @@ public final class TranscriptStoreNode: AudioNode {
         let startTime = now()
         do {
             sessionKey = try store.createSession(NewSession(sessionID: sessionID, roomName: configuration.session.room ?? "",
-                                                            url: configuration.string("url") ?? "", startTime: startTime))
+                                                            url: configuration.string("url") ?? "", startTime: startTime,
+                                                            participants: configuration.session.effectiveParticipants))
         } catch {
             store.close()
             throw GraphError(.cannotCreateOutput, at: path, "cannot write the session: \(error.message)", node: configuration.id)
@@ -243,4 +246,6 @@ extension String {
     }
 }
 
-extension TranscriptStoreNode: TranscriptStoreRole {}
+extension TranscriptStoreNode: TranscriptStoreRole {
+    public var storeLocation: String { path }
+}

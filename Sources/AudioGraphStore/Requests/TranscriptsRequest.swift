@@ -22,8 +22,9 @@
 ///   with `storeNotOpened`.
 ///
 /// Thread-safe (`Sendable`): the cursor is kept in a `Mutex`; store queries run on a dispatch queue, off the
-/// caller's task.
-public final class TranscriptsRequest: Sendable {
+/// caller's task. `RemoteTranscriptsRequest` (AudioGraphClient) is the same request over HTTP; both conform to
+/// `TranscriptsPaging`.
+public final class TranscriptsRequest: TranscriptsPaging {
     public static let defaultLimit = 30
     public static let limitRange = 1...1000
 

@@ -15,6 +15,9 @@ import Synchronization
 ///   key. Indexes `(session_id, id)` (a session's transcripts, keyset) and `(session_row, id)`.
 /// - `utterances(id INTEGER PRIMARY KEY, transcript → transcripts.id, segment, start, end, text, confidence,
 ///   words (JSON), language)` — the final utterances. Index `(transcript, id)`.
+/// - (version 2) `session_participants(session_row → sessions.id, user)` — who took part in a run; index
+///   `(user, session_row)`. `access_tokens(id PRIMARY KEY, user, secret_hash BLOB, created, revoked)` — the
+///   HTTP API's tokens (`AccessTokenStore`): only a hash of each secret.
 ///
 /// Times are epoch seconds (integers); utterance times are seconds of stream time.
 ///
@@ -65,6 +68,22 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         );
         CREATE INDEX utterances_by_transcript ON utterances(transcript, id);
         """,
+        """
+        CREATE TABLE session_participants (
+            session_row INTEGER NOT NULL REFERENCES sessions(id),
+            user TEXT NOT NULL,
+            PRIMARY KEY (session_row, user)
+        );
+        CREATE INDEX participants_by_user ON session_participants(user, session_row);
+        CREATE TABLE access_tokens (
+            id TEXT PRIMARY KEY,
+            user TEXT NOT NULL,
+            secret_hash BLOB NOT NULL,
+            created INTEGER NOT NULL,
+            revoked INTEGER
+        );
+        CREATE INDEX access_tokens_by_user ON access_tokens(user);
+        """,
     ]
 
     /// The columns of a transcript row (`metaData`): the transcript's own and its session's room and url.
@@ -72,6 +91,11 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         t.id AS id, t.tid AS tid, t.session_row AS session_row, t.session_id AS session_id, \
         s.room_name AS room_name, s.url AS url, t.language AS language, t.start_time AS start_time, \
         t.end_time AS end_time, t.transcript_date AS transcript_date, t.transcript_url AS transcript_url
+        """
+    /// `sessionColumns` of a query that names the sessions table `s`.
+    static let sessionColumnsOfS = """
+        s.id AS id, s.session_id AS session_id, s.room_name AS room_name, s.url AS url, s.start_time AS start_time, \
+        s.end_time AS end_time, s.has_transcription AS has_transcription
         """
     static let sessionColumns = """
         id, session_id, room_name, url, start_time, end_time, has_transcription
@@ -171,11 +195,18 @@ public final class SQLiteTranscriptStore: TranscriptStore {
 
     public func createSession(_ session: NewSession) throws(TranscriptsError) -> Int64 {
         try withDatabase { database throws(SQLiteError) in
-            try database.run("""
-                INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)
-                VALUES (?, ?, ?, ?, 0, 0)
-                """, [.text(session.sessionID), .text(session.roomName), .text(session.url), .integer(session.startTime)])
-            return database.lastInsertRowID
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)
+                    VALUES (?, ?, ?, ?, 0, 0)
+                    """, [.text(session.sessionID), .text(session.roomName), .text(session.url), .integer(session.startTime)])
+                let key = database.lastInsertRowID
+                for user in Set(session.participants) {
+                    try database.run("INSERT INTO session_participants (session_row, user) VALUES (?, ?)",
+                                     [.integer(key), .text(user)])
+                }
+                return key
+            }
         }
     }
 
@@ -288,6 +319,44 @@ public final class SQLiteTranscriptStore: TranscriptStore {
             return Found(row: row, utterances: utterances)
         }
         return found.map { ($0.row, $0.utterances) }
+    }
+
+    // MARK: Reading for one user
+
+    public func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool {
+        try withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("""
+                SELECT 1 FROM session_participants p JOIN sessions s ON s.id = p.session_row
+                WHERE p.user = ? AND s.session_id = ? LIMIT 1
+                """)
+            defer { statement.reset() }
+            try statement.bind([.text(user), .text(sessionID)])
+            return try statement.step()
+        }
+    }
+
+    public func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+        try withDatabase { database throws(SQLiteError) in
+            try Self.rows(database, """
+                SELECT \(Self.transcriptColumns)
+                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.session_id = ?
+                ORDER BY t.id LIMIT ? OFFSET ?
+                """, [.text(sessionID), .integer(Int64(limit)), .integer(Int64(max(offset, 0)))])
+        }
+    }
+
+    public func sessions(participant: String, after: Int64?, offset: Int, limit: Int,
+                         transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow] {
+        try withDatabase { database throws(SQLiteError) in
+            try Self.rows(database, """
+                SELECT \(Self.sessionColumnsOfS)
+                FROM session_participants p JOIN sessions s ON s.id = p.session_row
+                WHERE p.user = ? AND s.id > ? AND (? = 0 OR s.has_transcription = 1)
+                ORDER BY s.id LIMIT ? OFFSET ?
+                """, [.text(participant), .integer(after ?? Int64.min), .integer(transcribedOnly ? 1 : 0),
+                      .integer(Int64(limit)), .integer(Int64(max(offset, 0)))])
+        }
     }
 
     private struct Found: Sendable {

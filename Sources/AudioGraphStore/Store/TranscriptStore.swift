@@ -49,6 +49,18 @@ public protocol TranscriptStore: AnyObject, Sendable {
     /// transcript `tid`.
     func transcript(tid: String) throws(TranscriptsError) -> (row: StoreRow, utterances: [StoredUtterance])?
 
+    // MARK: Reading for one user (the HTTP API)
+
+    /// Whether `user` took part in any run of session id `sessionID` (`session.participants`).
+    func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool
+    /// Page `offset / limit + 1` of a session's transcripts: rows `offset + 1 … offset + limit` in key order, the
+    /// same rows the keyset pages hold (for APIs that number their pages).
+    func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow]
+    /// Like `sessions(after:limit:transcribedOnly:)`, only the sessions `participant` took part in; `offset`
+    /// rows are skipped first (0 with a keyset `after`).
+    func sessions(participant: String, after: Int64?, offset: Int, limit: Int,
+                  transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow]
+
     /// Closes the store. Later calls throw `storeNotOpened`. Idempotent.
     func close()
 }
@@ -62,12 +74,15 @@ public struct NewSession: Sendable, Equatable {
     public var url: String
     /// Epoch seconds.
     public var startTime: Int64
+    /// The users who took part (`session.participants`): who may read the session over the HTTP API.
+    public var participants: [String]
 
-    public init(sessionID: String, roomName: String = "", url: String = "", startTime: Int64) {
+    public init(sessionID: String, roomName: String = "", url: String = "", startTime: Int64, participants: [String] = []) {
         self.sessionID = sessionID
         self.roomName = roomName
         self.url = url
         self.startTime = startTime
+        self.participants = participants
     }
 }
 

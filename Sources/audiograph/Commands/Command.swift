@@ -11,11 +11,11 @@ protocol Command {
 }
 
 enum CLI {
-    static let version = "0.1.0"
+    static let version = AudioGraphVersion.current
 
     static var commands: [any Command.Type] { [
         RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
-        TranscriptsCommand.self, CallsCommand.self,
+        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self,
     ] }
 
     static var overview: String {

@@ -50,6 +50,8 @@ struct RunCommand: Command {
         }
 
         let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
+        let server = try serve(graph, session)
+        defer { server?.shutdown() }
         let interrupts = InterruptHandler { session.cancel() }
         // Live captions own the bottom line of the terminal; the status line would overwrite them.
         let sharesTerminal = graph.instances(of: (any TerminalWriter).self).contains { $0.writesToTerminal }
@@ -105,6 +107,28 @@ struct RunCommand: Command {
                               summary.wallSeconds, speed))
         }
         return summary.interrupted && !control.stopRequested ? GraphError.Code.interrupted.exitCode : 0
+    }
+}
+
+extension RunCommand {
+    /// With a `serve` block: the HTTP API over the store, with this run's live captions; it stops when the run
+    /// ends.
+    static func serve(_ graph: Graph, _ session: TranscriptionSession) throws(GraphError) -> TranscriptServer? {
+        guard let settings = graph.serve else { return nil }
+        let listen = try ServeOptions.address(settings.listen, at: "serve.listen")
+        guard let path = settings.store ?? graph.instances(of: (any TranscriptStoreRole).self).first?.storeLocation else {
+            throw GraphError(.invalidConfig, at: "serve.store",
+                             "no store to serve: add a transcript-store node or give serve.store")
+        }
+        let store: SQLiteTranscriptStore
+        do {
+            store = try SQLiteTranscriptStore(path: path)
+        } catch {
+            throw GraphError(.cannotCreateOutput, at: path, error.message)
+        }
+        let server = try ServeOptions.start(store: store, listen: listen, at: "serve.listen")
+        ServeOptions.attach(session, graph: graph, to: server)
+        return server
     }
 }
 

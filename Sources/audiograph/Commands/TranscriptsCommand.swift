@@ -145,10 +145,15 @@ enum StoreOptions {
         }
     }
 
+    /// `--store` resolved against the working folder, or the default store path.
+    static func path(_ args: Arguments) -> String {
+        args.value("--store").map { NodeConfiguration.resolve($0, against: FileManager.default.currentDirectoryPath) }
+            ?? TranscriptStoreLocation.defaultPath()
+    }
+
     /// The store at `--store` or the default path; exit 66 naming the path when there is none.
     static func openStore(_ args: Arguments) throws(GraphError) -> SQLiteTranscriptStore {
-        let path = args.value("--store").map { NodeConfiguration.resolve($0, against: FileManager.default.currentDirectoryPath) }
-            ?? TranscriptStoreLocation.defaultPath()
+        let path = path(args)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw GraphError(.missingInput, at: path, "no transcript store here; run a pipeline with a transcript-store "
@@ -165,7 +170,7 @@ enum StoreOptions {
         switch error {
         case .malformedData: return GraphError(.invalidConfig, at: path, error.message)
         case .storeUnavailable: return GraphError(opening ? .missingInput : .io, at: path, error.message)
-        case .storeNotOpened, .sessionIdMissing, .requestInProgress: return GraphError(.io, at: path, error.message)
+        default: return GraphError(.io, at: path, error.message)
         }
     }
 

@@ -1,0 +1,181 @@
+import AudioGraphCore
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads polling with epoll, every request handed to
+/// `handler` (which must be thread-safe), answers of bytes or server-sent events.
+///
+/// - Requests with a body are answered after the body is read and dropped (the API has no uploads).
+/// - libmicrohttpd refuses on its own what does not fit its per-connection memory (`memoryLimit`: a request
+///   line plus headers of more than that is answered 431), and closes connections idle for `timeoutSeconds`.
+/// - `shutdown()` stops accepting, lets requests in flight finish, closes every event stream (after what is
+///   queued on it is sent), then stops the threads.
+///
+/// `@unchecked Sendable`: `daemon` is set once in `init` and cleared once in `shutdown` (under `stopping`);
+/// everything else shared is in a `Mutex` or an `Atomic`.
+public final class HTTPDaemon: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    /// The port it listens on (the one the system picked when asked for port 0).
+    public let port: UInt16
+    public let host: String
+    private var daemon: OpaquePointer?
+    private let context: Context
+    private let stopping = Mutex(false)
+    private let keepalive: any DispatchSourceTimer
+
+    /// What libmicrohttpd's callbacks reach through their `cls` pointer.
+    final class Context: Sendable {
+        let handler: Handler
+        let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+        let inFlight = Atomic<Int>(0)
+
+        init(handler: @escaping Handler) { self.handler = handler }
+    }
+
+    /// Starts listening.
+    /// - Parameters:
+    ///   - address: where to listen (port 0: any free port).
+    ///   - threads: worker threads.
+    ///   - memoryLimit: bytes per connection for the request line and headers.
+    public init(address: ListenAddress, threads: Int = 4, connectionLimit: Int = 1024, timeoutSeconds: Int = 30,
+                memoryLimit: Int = 32 * 1024, keepaliveSeconds: Double = 15,
+                handler: @escaping Handler) throws(HTTPServerError) {
+        context = Context(handler: handler)
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = address.port.bigEndian
+        socketAddress.sin_addr.s_addr = address.octets.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let cls = Unmanaged.passUnretained(context).toOpaque()
+        let started = withUnsafePointer(to: &socketAddress) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                audiograph_mhd_start(flags, address, UInt32(max(threads, 1)), UInt32(connectionLimit),
+                                     UInt32(timeoutSeconds), memoryLimit, accessHandler, cls, requestCompleted, cls)
+            }
+        }
+        guard let started else {
+            throw HTTPServerError(message: "cannot listen on \(address): "
+                + (errno != 0 ? String(cString: strerror(errno)) : "libmicrohttpd refused"))
+        }
+        daemon = started
+        host = address.host
+        port = audiograph_mhd_bound_port(started)
+        keepalive = DispatchSource.makeTimerSource(queue: .global())
+        keepalive.schedule(deadline: .now() + keepaliveSeconds, repeating: keepaliveSeconds)
+        keepalive.setEventHandler { [context] in
+            for stream in context.streams.withLock({ Array($0.values) }) { stream.send(": keepalive\n\n") }
+        }
+        keepalive.resume()
+    }
+
+    deinit { shutdown(timeout: 0) }
+
+    /// `http://HOST:PORT`.
+    public var baseURL: String { "http://\(host):\(port)" }
+
+    /// Requests being answered now (event streams count until they close).
+    public var requestsInFlight: Int { context.inFlight.load(ordering: .relaxed) }
+
+    /// Stops accepting connections, closes the event streams, waits up to `timeout` seconds for requests in
+    /// flight, and stops. Idempotent.
+    public func shutdown(timeout: Double = 10) {
+        let first = stopping.withLock { stopping in defer { stopping = true }; return !stopping }
+        guard first, let daemon else { return }
+        keepalive.cancel()
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
+        let deadline = DispatchTime.now() + timeout
+        while context.inFlight.load(ordering: .acquiring) > 0 && DispatchTime.now() < deadline {
+            usleep(2_000)  // polling a counter until a deadline: shutdown only, never on a request's path
+        }
+        // libmicrohttpd must not be stopped with a suspended connection: make sure every stream is resumed.
+        for stream in context.streams.withLock({ Array($0.values) }) { stream.finish() }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+    }
+}
+
+/// Marks a request seen once (`*con_cls` for plain requests).
+nonisolated(unsafe) private let seenMarker = UnsafeMutableRawPointer(bitPattern: 1)!
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, requestState in
+    guard let cls, let connection, let requestState else { return .NO }
+    let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
+    if requestState.pointee == nil {
+        requestState.pointee = seenMarker
+        context.inFlight.add(1, ordering: .relaxed)
+        return .YES
+    }
+    if let uploadSize, uploadSize.pointee > 0 {
+        uploadSize.pointee = 0  // the API takes no bodies: read and drop
+        return .YES
+    }
+    let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
+                              path: url.map { String(cString: $0) } ?? "/",
+                              query: connectionValues(connection, .GET_ARGUMENT_KIND).map { ($0.0, $0.1) },
+                              headers: Dictionary(connectionValues(connection, .HEADER_KIND).map { ($0.0.lowercased(), $0.1) },
+                                                  uniquingKeysWith: { _, last in last }))
+    let answer = context.handler(request)
+    let response: OpaquePointer?
+    switch answer.body {
+    case .bytes(let bytes):
+        response = bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+    case .events(let stream):
+        stream.attach(to: connection)
+        context.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        let retained = Unmanaged.passRetained(stream).toOpaque()
+        requestState.pointee = retained  // the completion callback unregisters it
+        response = MHD_create_response_from_callback(audiograph_mhd_size_unknown(), 4096, streamReader, retained, nil)
+    }
+    guard let response else { return .NO }
+    defer { MHD_destroy_response(response) }
+    for header in answer.headers {
+        _ = MHD_add_response_header(response, header.name, header.value)
+    }
+    return MHD_queue_response(connection, UInt32(answer.status), response)
+}
+
+private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    guard let cls, let buffer else { return audiograph_mhd_end_with_error() }
+    return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
+    guard let cls, let requestState, let state = requestState.pointee else { return }
+    let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
+    if state != seenMarker {
+        let stream = Unmanaged<EventStream>.fromOpaque(state).takeRetainedValue()
+        stream.finish()
+        _ = context.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+    requestState.pointee = nil
+    context.inFlight.subtract(1, ordering: .relaxed)
+}
+
+/// Every key/value of one kind (headers, query arguments) of a connection.
+private func connectionValues(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(String, String)] {
+    final class Collected { var items: [(String, String)] = [] }
+    let collected = Collected()
+    withExtendedLifetime(collected) {
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let collected = Unmanaged<Collected>.fromOpaque(cls).takeUnretainedValue()
+            collected.items.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }, Unmanaged.passUnretained(collected).toOpaque())
+    }
+    return collected.items
+}

@@ -1,0 +1,77 @@
+import AudioGraphCore
+
+/// One HTTP request as the handler sees it: libmicrohttpd has parsed it (the path is percent-decoded, the
+/// query split into items).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path, percent-decoded, without the query.
+    public var path: String
+    /// Query items in the order they came; a name may repeat.
+    public var query: [(name: String, value: String)]
+    /// Header fields by lower-cased name (the last one wins when a name repeats).
+    public var headers: [String: String]
+
+    public init(method: String = "GET", path: String, query: [(name: String, value: String)] = [],
+                headers: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+    }
+
+    /// The values of query item `name`.
+    public func queryValues(_ name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+}
+
+/// An answer: a status, header fields, and a body of bytes or a stream of server-sent events.
+public struct HTTPResponse: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// A `text/event-stream` that stays open until the stream is closed.
+        case events(EventStream)
+    }
+
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Body
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The body as text (empty for an event stream).
+    public var text: String {
+        if case .bytes(let bytes) = body { return String(decoding: bytes, as: UTF8.self) }
+        return ""
+    }
+
+    /// The value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// A JSON answer (`Cache-Control: no-store`: the API's answers are per user).
+    public static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                               ("Cache-Control", "no-store")],
+                     body: .bytes(Array(JSONWriter.compact(value).utf8)))
+    }
+
+    /// A JSON answer from an `Encodable` value.
+    public static func json(encoded bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                               ("Cache-Control", "no-store")], body: .bytes(bytes))
+    }
+
+    /// `{"error":{"code":…,"message":…}}` with the error's status; a 401 says `WWW-Authenticate: Bearer`.
+    public static func error(_ error: APIError) -> HTTPResponse {
+        var response = json(.object(["error": .object(["code": .string(error.code), "message": .string(error.message)])]),
+                            status: error.status)
+        if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        return response
+    }
+}

@@ -1,0 +1,63 @@
+import AudioGraphCore
+import AudioGraphSessions
+import AudioGraphStore
+import Synchronization
+
+/// `audiograph serve` as a library: the HTTP API over a store, on libmicrohttpd, with the live sessions of
+/// this process.
+///
+/// ```swift
+/// let store = try SQLiteTranscriptStore(path: "out/transcripts.sqlite")
+/// let server = try TranscriptServer(store: store, listen: ListenAddress("127.0.0.1:8080")!)
+/// let live = server.attach(session, id: "standup", room: "standup", participants: ["alice"])
+/// …
+/// server.shutdown()
+/// ```
+public final class TranscriptServer: Sendable {
+    public typealias Store = any TranscriptStore & AccessTokenStore
+
+    public let live: LiveSessions
+    private let daemon: HTTPDaemon
+
+    /// Starts serving `store` at `listen` with `threads` worker threads. `publicURL` is what served
+    /// `transcriptUrl`s start with (default `http://HOST:PORT` of the listening socket).
+    public init(store: Store, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil) throws(HTTPServerError) {
+        let live = LiveSessions()
+        let holder = APIHolder()
+        daemon = try HTTPDaemon(address: listen, threads: threads) { request in holder.handle(request) }
+        holder.set(TranscriptsAPI(store: store, tokens: AccessTokens(store: store), live: live,
+                                  publicURL: publicURL ?? daemon.baseURL))
+        self.live = live
+    }
+
+    /// `http://HOST:PORT` of the listening socket.
+    public var baseURL: String { daemon.baseURL }
+    public var port: UInt16 { daemon.port }
+
+    /// Publishes `session`'s captions as live session `id` until `LiveSessions.remove` (or `shutdown`).
+    @discardableResult
+    public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
+        let live = self.live.add(id: id, room: room, participants: participants)
+        session.observeCaptions { caption in live.publish(caption) }
+        return live
+    }
+
+    /// Ends every live session (viewers get `end`), lets requests in flight finish (up to `timeout` seconds)
+    /// and stops. Idempotent.
+    public func shutdown(timeout: Double = 10) {
+        live.endAll()
+        daemon.shutdown(timeout: timeout)
+    }
+}
+
+/// The API, set once the daemon's port is known (the API's URLs need it).
+private final class APIHolder: Sendable {
+    private let api = Mutex<TranscriptsAPI?>(nil)
+
+    func set(_ api: TranscriptsAPI) { self.api.withLock { $0 = api } }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        guard let api = api.withLock({ $0 }) else { return .error(.storeUnavailable("the server is starting")) }
+        return api.handle(request)
+    }
+}
