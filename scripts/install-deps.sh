@@ -15,6 +15,10 @@ PACKAGES=(
   libsqlite3-dev       # transcript-store (SQLite)
   libpulse-dev         # mic-source
   pulseaudio pulseaudio-utils  # a sound server with a null sink for the microphone tests (and paplay)
+  libmicrohttpd-dev    # audiograph serve (the HTTP API)
+  libssl-dev           # OpenSSL's SHA-256 and RAND_bytes for access tokens
+  chromium             # the web page's real-browser test (headless)
+  wrk nginx-light      # benchmarks/http.sh: load test, and nginx serving the same JSON as static files
   time                 # /usr/bin/time: peak memory in benchmarks
   sox                  # benchmarks compare against it; tests use it to make fixtures
   ffmpeg               # benchmarks compare against it

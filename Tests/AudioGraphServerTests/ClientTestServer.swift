@@ -56,7 +56,7 @@ final class ClientTestHold: Sendable {
     }
 
     private let state = Mutex(State())
-    private let release = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
 
     /// Server side: announce arrival, then block until `release()` (or, as a guard against a hung test, 60 s).
     func pass() {
@@ -66,7 +66,7 @@ final class ClientTestHold: Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume(returning: true) }
-        _ = release.wait(timeout: .now() + 60)
+        _ = released.wait(timeout: .now() + 60)
     }
 
     /// Test side: true once a request is held here; false if none arrived within `guardSeconds` (a failure
@@ -93,7 +93,7 @@ final class ClientTestHold: Sendable {
     }
 
     /// Lets the held request be answered.
-    func release() { release.signal() }
+    func release() { released.signal() }
 }
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 (POSIX sockets, a thread per connection, one request per connection)
@@ -108,11 +108,16 @@ final class ClientTestServer: Sendable {
         var stopped = false
     }
 
+    /// The state the accept and connection threads share with the test.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
     let port: UInt16
     private let listener: Int32
     /// Writing a byte to `wake.1` stops the accept loop.
     private let wake: (Int32, Int32)
-    private let state = Mutex(State())
+    private let shared = Shared()
     private let handler: Handler
 
     /// `http://127.0.0.1:PORT`.
@@ -129,8 +134,8 @@ final class ClientTestServer: Sendable {
             throw ClientTestServerError.system("pipe", errno)
         }
         wake = (pipeFDs[0], pipeFDs[1])
-        let thread = Thread { [listener, wake, state, handler] in
-            Self.acceptLoop(listener: listener, wake: wake.0, state: state, handler: handler)
+        let thread = Thread { [listener, wake, shared, handler] in
+            Self.acceptLoop(listener: listener, wake: wake.0, shared: shared, handler: handler)
             close(listener)
             close(wake.0)
         }
@@ -140,7 +145,7 @@ final class ClientTestServer: Sendable {
 
     /// Stops accepting connections (connections being answered finish). Idempotent.
     func stop() {
-        let first = state.withLock { state in
+        let first = shared.state.withLock { state in
             defer { state.stopped = true }
             return !state.stopped
         }
@@ -152,11 +157,11 @@ final class ClientTestServer: Sendable {
 
     /// The next requests get these answers, in order, before `handler` answers again.
     func enqueue(_ responses: ClientTestResponse...) {
-        state.withLock { $0.queued.append(contentsOf: responses) }
+        shared.state.withLock { $0.queued.append(contentsOf: responses) }
     }
 
     /// Every request read so far, in order of arrival.
-    var requests: [ClientTestRequest] { state.withLock { $0.requests } }
+    var requests: [ClientTestRequest] { shared.state.withLock { $0.requests } }
 
     /// A port on 127.0.0.1 with nothing listening: bound to port 0 to get a free one, then closed.
     static func closedPort() throws -> UInt16 {
@@ -196,7 +201,7 @@ final class ClientTestServer: Sendable {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    private static func acceptLoop(listener: Int32, wake: Int32, state: Mutex<State>, handler: @escaping Handler) {
+    private static func acceptLoop(listener: Int32, wake: Int32, shared: Shared, handler: @escaping Handler) {
         while true {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
@@ -206,17 +211,17 @@ final class ClientTestServer: Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             let thread = Thread {
-                serve(connection, state: state, handler: handler)
+                serve(connection, shared: shared, handler: handler)
             }
             thread.name = "client-test-connection"
             thread.start()
         }
     }
 
-    private static func serve(_ connection: Int32, state: Mutex<State>, handler: Handler) {
+    private static func serve(_ connection: Int32, shared: Shared, handler: Handler) {
         defer { close(connection) }
         guard let request = readRequest(connection) else { return }
-        let queued = state.withLock { state in
+        let queued = shared.state.withLock { state in
             state.requests.append(request)
             return state.queued.isEmpty ? nil : state.queued.removeFirst()
         }

@@ -2,6 +2,7 @@ import AudioGraphClient
 import AudioGraphStore
 import Foundation
 import Synchronization
+import Testing
 
 /// Sessions' transcripts kept in memory and served the way docs/http-api.md says
 /// (`GET /v1/sessions/{id}/transcripts?after=&limit=`, bearer token, error JSON), as the fake server's handler.
@@ -114,12 +115,15 @@ enum ClientFixtures {
     }
 
     /// The error a fetch failed with, or nil when it succeeded.
-    static func failure<T>(_ fetch: () async throws(TranscriptsError) -> T) async -> TranscriptsError? {
+    static func failure<T>(_ fetch: () async throws -> T) async -> TranscriptsError? {
         do {
             _ = try await fetch()
             return nil
-        } catch {
+        } catch let error as TranscriptsError {
             return error
+        } catch {
+            Issue.record("not a TranscriptsError: \(error)")
+            return nil
         }
     }
 
