@@ -161,6 +161,23 @@ final class ControllableStore: TranscriptStore {
         return try base.transcript(tid: tid)
     }
 
+    func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool {
+        try read()
+        return try base.isParticipant(user, sessionID: sessionID)
+    }
+
+    func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+        try read()
+        return try base.transcripts(sessionID: sessionID, offset: offset, limit: limit)
+    }
+
+    func sessions(participant: String, after: Int64?, offset: Int, limit: Int,
+                  transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow] {
+        try read()
+        return try base.sessions(participant: participant, after: after, offset: offset, limit: limit,
+                                 transcribedOnly: transcribedOnly)
+    }
+
     func close() { base.close() }
 }
 

@@ -143,7 +143,7 @@ public final class TranscriptsAPI: Sendable {
     }
 
     private func captions(of sessionID: String, for user: String, head: Bool) throws(APIError) -> HTTPResponse {
-        guard !sessionID.isEmpty else { throw .sessionIDMissing }
+        guard !sessionID.trimmingCharacters(in: .whitespaces).isEmpty else { throw .sessionIDMissing }
         guard let session = live.session(id: sessionID, for: user) else { throw .notFound("no live session with this id") }
         let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
                        ("X-Accel-Buffering", "no")]
