@@ -99,33 +99,46 @@ public final class TranscriptsClient: Sendable {
         return (http.statusCode, data)
     }
 
-    /// A URLSession failure as a `TranscriptsError`.
+    /// A URLSession failure as a `TranscriptsError`: `malformedResponse` when the server answered something that
+    /// is not HTTP, else `networkUnavailable` (refused, timed out, lost, closed without an answer, host not found,
+    /// cancelled, …). The detail names the server and, when URLSession gives one, its reason.
     static func transportError(_ error: any Error, url: URL, timeout: TimeInterval) -> TranscriptsError {
+        let place = origin(url)
         let code: URLError.Code
         if let urlError = error as? URLError {
             code = urlError.code
         } else {
             let nsError = error as NSError
             guard nsError.domain == NSURLErrorDomain else {
-                return .networkUnavailable("\(origin(url)): \(error.localizedDescription)")
+                return .networkUnavailable("\(place): \(error.localizedDescription)")
             }
             code = URLError.Code(rawValue: nsError.code) ?? .unknown
         }
-        let place = origin(url)
+        let reason = error.localizedDescription
         switch code {
-        case .cannotConnectToHost: return .networkUnavailable("cannot connect to \(place) (connection refused or unreachable)")
-        case .timedOut: return .networkUnavailable("\(place) did not answer within \(formatted(timeout)) s")
-        case .networkConnectionLost: return .networkUnavailable("the connection to \(place) was lost")
-        case .cannotFindHost, .dnsLookupFailed: return .networkUnavailable("cannot find the host of \(place)")
-        case .notConnectedToInternet: return .networkUnavailable("not connected to a network (\(place))")
+        case .cannotConnectToHost:
+            return .networkUnavailable("cannot connect to \(place) (connection refused or unreachable)")
+        case .timedOut:
+            return .networkUnavailable("\(place) did not answer within \(formatted(timeout)) s")
+        case .networkConnectionLost:
+            return .networkUnavailable("the connection to \(place) was lost")
+        case .badServerResponse, .zeroByteResource:
+            // What URLSession on Linux reports when the server closes the connection without an answer.
+            return .networkUnavailable("\(place) closed the connection without an answer")
+        case .cannotFindHost, .dnsLookupFailed:
+            return .networkUnavailable("cannot find the host of \(place)")
+        case .notConnectedToInternet:
+            return .networkUnavailable("not connected to a network (\(place))")
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
              .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            return .networkUnavailable("no secure connection to \(place)")
-        case .cancelled: return .networkUnavailable("the request to \(place) was cancelled")
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
-             .zeroByteResource:
-            return .malformedResponse("\(place) answered something that is not HTTP")
-        default: return .networkUnavailable("\(place): URL error \(code.rawValue)")
+            return .networkUnavailable("no secure connection to \(place): \(reason)")
+        case .cancelled:
+            return .networkUnavailable("the request to \(place) was cancelled")
+        case .unsupportedURL, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
+            // unsupportedURL: the answer was not HTTP/1.x (the URL itself was checked before sending).
+            return .malformedResponse("\(place) did not answer HTTP: \(reason)")
+        default:
+            return .networkUnavailable("\(place): \(reason)")
         }
     }
 

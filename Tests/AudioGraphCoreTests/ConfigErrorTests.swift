@@ -71,6 +71,32 @@ import Testing
                     at: "session.captions", saying: ["expected true or false"])
     }
 
+    @Test func participantsAndServeBlocks() throws {
+        let pair = tone + "," + sink
+        expectError(config(pair, links: #""src -> out""#, extra: #""session": {"participants": "alice"},"#),
+                    at: "session.participants", saying: ["expected an array of strings"])
+        expectError(config(pair, links: #""src -> out""#, extra: #""session": {"participants": ["alice", ""]},"#),
+                    at: "session.participants[1]", saying: ["needs a user name"])
+        expectError(config(pair, links: #""src -> out""#, extra: #""serve": true,"#),
+                    at: "serve", saying: ["expected an object"])
+        expectError(config(pair, links: #""src -> out""#, extra: #""serve": {"port": 80},"#),
+                    at: "serve.port", saying: ["unknown key", "listen"])
+        for bad in ["localhost:80", "127.0.0.1", "127.0.0.1:99999", "1.2.3:80", "256.0.0.1:80", ":80"] {
+            expectError(config(pair, links: #""src -> out""#, extra: #""serve": {"listen": "\#(bad)"},"#),
+                        at: "serve.listen", saying: ["HOST:PORT", bad])
+        }
+        let graph = try buildGraph(config(pair, links: #""src -> out""#, extra: """
+            "session": {"participants": ["alice", "bob"]}, "serve": {"listen": "0.0.0.0:0", "store": "out/s.sqlite"},
+            """))
+        #expect(graph.session.participants == ["alice", "bob"])
+        #expect(graph.session.effectiveParticipants == ["alice", "bob"])
+        #expect(graph.serve?.listen == "0.0.0.0:0")
+        #expect(graph.serve?.store?.hasSuffix("/out/s.sqlite") == true)
+        let plain = try buildGraph(config(pair, links: #""src -> out""#))
+        #expect(plain.serve == nil)
+        #expect(plain.session.effectiveParticipants == [SessionSettings.currentUser])
+    }
+
     @Test func sessionDefaultsFollowTheSDKs() throws {
         let graph = try buildGraph(config(tone + "," + sink, links: #""src -> out""#))
         #expect(graph.session == SessionSettings(autoStartTranscription: false, captions: false, captionLanguage: "en-US"))

@@ -32,6 +32,10 @@ public enum ConfigSchema {
                 ("captionLanguage", .object(JSONObject([
                     ("enum", .array(SessionSettings.supportedLanguages.map { .string($0) })), ("default", "en-US"),
                 ]))),
+                ("participants", .object(JSONObject([
+                    ("type", "array"), ("items", .object(JSONObject([("type", "string"), ("minLength", 1)]))),
+                    ("description", "Users who may read the session over the HTTP API (default: the user who runs it)"),
+                ]))),
             ]))),
             ("additionalProperties", false),
         ])
@@ -56,6 +60,15 @@ public enum ConfigSchema {
                     ]))),
                 ]))),
                 ("strictFormats", .object(JSONObject([("type", "boolean"), ("default", false)]))),
+                ("serve", .object(JSONObject([
+                    ("type", "object"),
+                    ("description", "Serve the HTTP API (docs/http-api.md) with this run's live captions while it runs"),
+                    ("properties", .object(JSONObject([
+                        ("listen", .object(JSONObject([("type", "string"), ("default", .string(ServeSettings.defaultListen))]))),
+                        ("store", .object(JSONObject([("type", "string")]))),
+                    ]))),
+                    ("additionalProperties", false),
+                ]))),
             ]))),
             ("required", ["version", "nodes", "links"]),
             ("additionalProperties", false),

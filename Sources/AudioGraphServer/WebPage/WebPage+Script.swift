@@ -488,6 +488,7 @@ extension WebPage {
       });
       $('logout').addEventListener('click', () => logout());
       $('refresh-live').addEventListener('click', () => loadLive());
+      $('refresh-calls').addEventListener('click', () => loadCalls(state.callsPage));
       $('calls-prev').addEventListener('click', () => loadCalls(Math.max(1, state.callsPage - 1)));
       $('calls-next').addEventListener('click', () => loadCalls(state.callsPage + 1));
       $('transcripts-prev').addEventListener('click', () => {

@@ -54,6 +54,11 @@ extension WebPage {
     #captions { min-height: 8em; max-height: 420px; overflow-y: auto; padding: 8px 12px; background: var(--panel);
                 border: 1px solid var(--line); border-radius: 6px; }
     #captions[data-state="ended"], #captions[data-state="closed"] { opacity: 0.8; }
+    #captions:empty::before, #transcripts:empty::before, #utterances:empty::before { color: var(--muted); font-style: italic; }
+    #captions[data-state="idle"]:empty::before { content: "Pick a live session to watch its captions."; }
+    #captions[data-state="connecting"]:empty::before, #captions[data-state="streaming"]:empty::before { content: "Waiting for captions…"; }
+    #transcripts:empty::before { content: "Pick a stored session."; }
+    #utterances:empty::before { content: "Pick a transcript."; }
     .caption { margin: 4px 0; line-height: 1.4; }
     .caption.partial { color: var(--muted); font-style: italic; }
     .caption.final { color: var(--ink); font-weight: 500; }

@@ -37,7 +37,7 @@ enum WebPage {
                                    "partial" or "final" (a partial replaces its segment's text in place)
         #calls                     stored sessions, one page; li > button.call[data-session=ID];
                                    data-page=N, data-state, data-count
-        #calls-prev, #calls-next, #calls-page        paging of #calls
+        #calls-prev, #calls-next, #calls-page        paging of #calls; #refresh-calls reloads the page shown
         #transcripts               the chosen session's transcripts, one page; li > button.transcript[data-transcript=TID];
                                    data-session=ID, data-page=N, data-state, data-count
         #transcripts-prev, #transcripts-next, #transcripts-page    paging of #transcripts
@@ -81,7 +81,10 @@ enum WebPage {
       </section>
 
       <section id="stored-view" aria-labelledby="stored-title">
-        <h2 id="stored-title">Stored sessions</h2>
+        <div class="bar">
+          <h2 id="stored-title">Stored sessions</h2>
+          <button id="refresh-calls" type="button">Refresh</button>
+        </div>
         <ul id="calls" class="choices" data-state="idle" data-count="0"></ul>
         <nav class="pager" aria-label="stored sessions pages">
           <button id="calls-prev" type="button" disabled>Previous</button>

@@ -137,7 +137,8 @@ extension RunCommand {
 final class InterruptHandler: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
-    init(onInterrupt: @escaping @Sendable () -> Void) {
+    /// - Parameter stopping: what stopping does, for the message (`stopping: <what>`).
+    init(stopping what: String = "finalizing outputs", onInterrupt: @escaping @Sendable () -> Void) {
         let count = Atomic<Int>(0)
         var sources: [any DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
@@ -145,7 +146,7 @@ final class InterruptHandler: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 if count.add(1, ordering: .relaxed).newValue == 1 {
-                    printError("\naudiograph: stopping: finalizing outputs (press Ctrl-C again to quit at once)")
+                    printError("\naudiograph: stopping: \(what) (press Ctrl-C again to quit at once)")
                     onInterrupt()
                 } else {
                     exit(130)

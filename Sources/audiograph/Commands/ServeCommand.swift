@@ -45,7 +45,7 @@ struct ServeCommand: Command {
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
                                             at: "--listen")
         let stop = DispatchSemaphore(value: 0)
-        let interrupts = InterruptHandler { stop.signal() }
+        let interrupts = InterruptHandler(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
         defer { _ = interrupts }
         var pipelines: [TranscriptionSession] = []
         for graph in graphs {
