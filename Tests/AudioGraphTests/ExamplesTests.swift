@@ -40,8 +40,29 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         for index in spec.nodes.indices where spec.nodes[index].parameters["realtime"] != nil {
             spec.nodes[index].parameters["realtime"] = false
         }
+        // A serve block: serve on a free port while it runs, and watch its captions as a viewer would.
+        var viewer: EventStream?
+        var server: TranscriptServer?
+        if spec.serve != nil { spec.serve?.listen = "127.0.0.1:0" }
         let graph = try GraphBuilder(registry: registry).build(spec)
-        let summary = try GraphRuntime(graph: graph).run()
+        let session = TranscriptionSession(graph: graph)
+        if let serve = graph.serve, let store = graph.instances(of: (any TranscriptStoreRole).self).first {
+            let started = try TranscriptServer(store: try SQLiteTranscriptStore(path: serve.store ?? store.storeLocation),
+                                               listen: try #require(ListenAddress(serve.listen)))
+            let live = started.attach(session, id: store.sessionID, room: graph.session.room ?? "",
+                                      participants: graph.session.effectiveParticipants)
+            let stream = EventStream()
+            live.subscribe(stream)
+            (server, viewer) = (started, stream)
+        }
+        let summary = try session.run()
+        server?.shutdown()
+        if let viewer {
+            let text = viewer.drain()
+            // (Run flat out, the recognizer's "auto" partials are off: finals only.)
+            #expect(text.contains("\"type\":\"final\""), "the viewer saw finals")
+            #expect(text.hasSuffix("event: end\ndata: {}\n\n"), "the viewer was told the session ended")
+        }
         #expect(!summary.interrupted)
         #expect(summary.sources.allSatisfy { $0.framesProduced > 0 })
         for output in outputs {
