@@ -76,25 +76,25 @@ struct ClientErrorTests {
         server.enqueue(.close)
         let request = F.request(F.client(server))
         let error = await F.failure { try await request.fetchNext() }
-        guard case .networkUnavailable? = error else {
-            Issue.record("expected network_unavailable, got \(String(describing: error))")
-            return
-        }
+        #expect(error == .networkUnavailable("http://127.0.0.1:\(server.port) closed the connection without an answer"))
         #expect(server.requests.count == 1)
     }
 
-    @Test("a server that answers bytes that are not HTTP is malformed_response")
-    func notHTTP() async throws {
+    @Test("a server that answers bytes that are not HTTP is malformed_response",
+          arguments: ["garbage, not HTTP at all\r\n\r\n", "HTTP/7 200 OK\r\n\r\n"])
+    func notHTTP(answer: String) async throws {
         let server = try ClientTestServer()
         defer { server.stop() }
-        server.enqueue(.raw("garbage, not HTTP at all\r\n\r\n"))
+        server.enqueue(.raw(answer))
         let request = F.request(F.client(server))
         let error = await F.failure { try await request.fetchNext() }
-        guard case .malformedResponse? = error else {
+        guard case .malformedResponse(let detail)? = error else {
             Issue.record("expected malformed_response, got \(String(describing: error))")
             return
         }
+        #expect(detail.hasPrefix("http://127.0.0.1:\(server.port) did not answer HTTP: "), "\(detail)")
         #expect(error?.code == "malformed_response")
+        #expect(request.pageNumber == 0)
     }
 
     static let record = String(decoding: try! JSONEncoder().encode(ClientFakeTranscripts.record("a", 0)), as: UTF8.self)
@@ -103,7 +103,7 @@ struct ClientErrorTests {
           arguments: [
               ("garbage <html>", "the page is not JSON: \"garbage <html>\""),
               ("", "the page is not JSON: an empty body"),
-              ("[1, 2]", "the page is not a JSON object"),
+              ("[1, 2]", #"the page is not a JSON object: "[1, 2]""#),
               (#"{"nextCursor":null}"#, #"the page has no "transcripts""#),
               (#"{"transcripts":null,"nextCursor":null}"#, #"the page's "transcripts" has the wrong type"#),
               (#"{"transcripts":{},"nextCursor":null}"#, #"the page's "transcripts" has the wrong type"#),
@@ -197,6 +197,22 @@ struct ClientErrorTests {
         #expect(F.tids(try await first.value) == F.expected("a", 3..<6), "the first fetch completes with page 2")
         #expect(request.pageNumber == 2)
         #expect(F.tids(try await request.fetchNext()) == F.expected("a", 6..<9), "and the request goes on")
+    }
+
+    @Test("cancelling the task of a fetch in flight fails it with network_unavailable; the request is not left in progress")
+    func cancelledInFlight() async throws {
+        let (_, server, request) = try F.paging(6)
+        defer { server.stop() }
+        let hold = ClientTestHold()
+        defer { hold.release() }
+        server.enqueue(.held(hold, then: .close))
+        let first = Task { try await request.fetchNext() }
+        #expect(await hold.waitUntilArrived())
+        first.cancel()
+        let error = await F.failure { try await first.value }
+        #expect(error == .networkUnavailable("the request to http://127.0.0.1:\(server.port) was cancelled"))
+        #expect(request.pageNumber == 0)
+        #expect(F.tids(try await request.fetchNext()) == F.expected("a", 0..<3), "the request goes on")
     }
 
     @Test("a fetch held in flight that then fails can be retried, and was the only one in flight")

@@ -21,7 +21,7 @@ struct ClientPagingTests {
         #expect(sent.map(\.method) == ["GET", "GET", "GET"])
         #expect(sent.map(\.path) == Array(repeating: "/v1/sessions/a/transcripts", count: 3))
         #expect(sent[0].query == ["limit": "3"], "no after on page 1")
-        #expect(sent[1].query == ["after": "30", "limit": "3"], "the cursor of page 1 (its last key)")
+        #expect(sent[1].query == ["after": "50", "limit": "3"], "the cursor of page 1 (its last key)")
         #expect(sent[2].query == ["limit": "3"], "back to page 1")
         #expect(sent.allSatisfy { $0.headers["authorization"] == "Bearer secret" })
         #expect(sent.allSatisfy { $0.headers["accept"] == "application/json" })
@@ -191,9 +191,9 @@ struct ClientPagingTests {
         let (_, server, request) = try F.paging(6)
         defer { server.stop() }
         #expect(try await request.fetchNext().count == 3)
-        let stuck = #"{"nextCursor":"30","transcripts":[{"broken":true}]}"#
+        let stuck = #"{"nextCursor":"50","transcripts":[{"broken":true}]}"#
         server.enqueue(.http(status: 200, body: stuck))
-        await #expect(throws: TranscriptsError.malformedResponse("nextCursor 30 does not move past the cursor asked for")) {
+        await #expect(throws: TranscriptsError.malformedResponse("nextCursor 50 does not move past the cursor asked for")) {
             try await request.fetchNext()
         }
         #expect(request.pageNumber == 1)

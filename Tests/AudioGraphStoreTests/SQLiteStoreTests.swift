@@ -1,4 +1,4 @@
-import AudioGraphStore
+@testable import AudioGraphStore
 import Foundation
 import Testing
 
@@ -58,9 +58,29 @@ struct SQLiteStoreTests {
         let database = try SQLiteDatabase(path: path, create: false)
         #expect(try database.userVersion == SQLiteTranscriptStore.schemaVersion)
         let tables = try database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        #expect(tables == [[.text("sessions")], [.text("transcripts")], [.text("utterances")]])
+        #expect(tables == [[.text("access_tokens")], [.text("session_participants")], [.text("sessions")],
+                           [.text("transcripts")], [.text("utterances")]])
         database.close()
         _ = try SQLiteTranscriptStore(path: path)  // a second open does not re-run them (CREATE TABLE would fail)
+    }
+
+    @Test("a version 1 store is upgraded in place: its rows stay, and its sessions have no participants")
+    func upgradeFromVersion1() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("v1.sqlite")
+        let old = try SQLiteDatabase(path: path, create: true)
+        try old.execute(SQLiteTranscriptStore.migrations[0])
+        try old.setUserVersion(1)
+        try old.run("INSERT INTO sessions (session_id, start_time, has_transcription) VALUES ('old', 5, 0)")
+        old.close()
+        let store = try SQLiteTranscriptStore(path: path)
+        #expect(try store.storedSchemaVersion() == 2)
+        #expect(try store.sessions(after: nil, limit: 10, transcribedOnly: false).count == 1)
+        #expect(try !store.isParticipant("root", sessionID: "old"))
+        let key = try store.createSession(NewSession(sessionID: "new", startTime: 6, participants: ["ann", "ann", "bo"]))
+        #expect(try store.isParticipant("ann", sessionID: "new") && store.isParticipant("bo", sessionID: "new"))
+        #expect(try store.sessions(participant: "ann", after: nil, offset: 0, limit: 10, transcribedOnly: false).map(\.key) == [key])
+        #expect(try store.sessions(participant: "ann", after: key, offset: 0, limit: 10, transcribedOnly: false).isEmpty)
     }
 
     @Test("typed binding and columns round-trip every storage class")

@@ -5,9 +5,6 @@ import Synchronization
 struct PageOptions: Sendable {
     var limit = TranscriptsRequest.defaultLimit
     var store: (any TranscriptStore)?
-
-    /// `limit` clamped to `TranscriptsRequest.limitRange`.
-    var clampedLimit: Int { clampedPageLimit(limit) }
 }
 
 /// A page size clamped to `TranscriptsRequest.limitRange`.
