@@ -39,6 +39,7 @@ public final class TranscriptsAPI: Sendable {
         if segments == [""] || segments == ["app.js"] || segments == ["app.css"] {
             return WebPage.response(for: request.path)
         }
+        if segments == ["favicon.ico"] { return HTTPResponse(status: 204) }  // no icon; spares browsers a 404
         if segments == ["health"] { return .json(["status": "ok", "version": .string(AudioGraphVersion.current)]) }
         guard segments.first == "v1" else { throw .notFound("no such path") }
         let user = try authenticate(request)

@@ -110,6 +110,7 @@ final class HeadlessChromium: Sendable {
                                            commandTimeout: commandTimeout)
             _ = try await browser.send("Page.enable")
             _ = try await browser.send("Runtime.enable")
+            _ = try await browser.send("Log.enable")
             _ = try await browser.send("Emulation.setDeviceMetricsOverride",
                                        ["width": .number(Double(width)), "height": .number(Double(height)),
                                         "deviceScaleFactor": 1, "mobile": false])
@@ -250,7 +251,8 @@ final class HeadlessChromium: Sendable {
 
     // MARK: Diagnostics
 
-    /// What the page logged (console calls and uncaught exceptions), oldest first.
+    /// What the page logged (console calls, uncaught exceptions, and the browser's own entries such as failed
+    /// loads and Content-Security-Policy violations), oldest first.
     func browserLog() -> [String] {
         connection.log()
     }

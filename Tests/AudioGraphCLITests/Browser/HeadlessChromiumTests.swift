@@ -3,7 +3,7 @@ import Testing
 
 /// The headless Chromium driver itself, on a `data:` page (no server).
 @Suite("Browser: headless Chromium driver", .enabled(if: HeadlessChromium.isAvailable, "no Chromium installed"))
-struct HeadlessChromiumTests {
+struct HeadlessChromiumBrowserTests {
     static let page = """
         <!doctype html><html><head><title>driver test</title></head><body>
         <input id="name"><button id="go">Go</button><p id="out"></p>
@@ -77,6 +77,12 @@ struct HeadlessChromiumTests {
             #expect(try await browser.evaluate("document.title") == .string("one"))
             try await browser.navigate("data:text/html,<title>two</title>")
             #expect(try await browser.evaluate("document.title") == .string("two"))
+            // A Content-Security-Policy violation shows in the log.
+            let policy = "<meta http-equiv='Content-Security-Policy' content=\"default-src 'self'\">"
+                + "<script>document.title = 'inline ran'</script>"
+            try await browser.navigate("data:text/html;base64," + Data(policy.utf8).base64EncodedString())
+            #expect(try await browser.evaluate("document.title") != .string("inline ran"))
+            #expect(browser.browserLog().contains { $0.contains("Content Security Policy") }, "\(browser.browserLog())")
             // Nothing listens on port 9 (discard) of localhost: the navigation fails with Chromium's error text.
             await #expect(throws: HeadlessChromium.Failure.self) {
                 try await browser.navigate("http://127.0.0.1:9/")
