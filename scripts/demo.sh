@@ -21,3 +21,15 @@ echo "== stored transcripts:"
 tid=$("$bin" transcripts list --session demo-call --store out/demo/transcripts.sqlite --json \
   | grep -o '"tid" *: *"[^"]*"' | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/')
 "$bin" transcripts show "$tid" --store out/demo/transcripts.sqlite
+echo
+echo "== over HTTP: a token, then audiograph serve, asked for the session's transcripts"
+token=$("$bin" tokens create --user "${USER:-$(id -un)}" --store out/demo/transcripts.sqlite 2>/dev/null | awk 'END {print $NF}')
+"$bin" serve --store out/demo/transcripts.sqlite --listen 127.0.0.1:0 2> out/demo/serve.log &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q "serving http" out/demo/serve.log && break; sleep 0.1; done
+url=$(grep -o 'http://[0-9.:]*' out/demo/serve.log)
+curl -s -H "Authorization: Bearer $token" "$url/v1/sessions/demo-call/transcripts?limit=5"
+echo
+kill -INT $server; wait $server || true
+echo "== browse it: audiograph serve --store out/demo/transcripts.sqlite, then open http://127.0.0.1:8080/ with the token"

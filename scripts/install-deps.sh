@@ -19,6 +19,7 @@ PACKAGES=(
   libssl-dev           # OpenSSL's SHA-256 and RAND_bytes for access tokens
   chromium             # the web page's real-browser test (headless)
   wrk nginx-light      # benchmarks/http.sh: load test, and nginx serving the same JSON as static files
+  curl                 # the demo asks the HTTP API
   time                 # /usr/bin/time: peak memory in benchmarks
   sox                  # benchmarks compare against it; tests use it to make fixtures
   ffmpeg               # benchmarks compare against it
