@@ -50,12 +50,13 @@ struct ServeCommand: Command {
         var pipelines: [TranscriptionSession] = []
         for graph in graphs {
             let session = TranscriptionSession(graph: graph)
-            ServeOptions.attach(session, graph: graph, to: server)
+            let live = ServeOptions.attach(session, graph: graph, to: server)
             pipelines.append(session)
             let (events, result) = session.start()
             Task {
                 for await _ in events {}
                 if case .failure(let error) = await result.result { printError("audiograph: \(error)") }
+                server.live.remove(live)  // viewers get `end`; the stored transcripts stay served
             }
         }
         stop.wait()
