@@ -11,7 +11,11 @@ let package = Package(
     products: [
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .library(name: "AudioGraphTestKit", targets: ["AudioGraphTestKit"]),
+        .library(name: "AudioGraphPluginKit", targets: ["AudioGraphPluginKit"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
+        // Command plugins (docs/node-authoring.md): `swift package validate-pipelines`, `swift package scaffold-node`.
+        .plugin(name: "ValidatePipelines", targets: ["ValidatePipelines"]),
+        .plugin(name: "ScaffoldNode", targets: ["ScaffoldNode"]),
     ],
     targets: [
         // C libraries, one systemLibrary target each (see docs/architecture.md).
@@ -34,6 +38,9 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
+        // The plugin ABI: a C header only (audiograph_plugin.h), shared by the host and plugins.
+        .target(name: "CAudioGraphPlugin"),
+
         // Frames, formats, config, graph, runtime. No C.
         .target(name: "AudioGraphCore", swiftSettings: strict),
         .target(name: "AudioGraphIO", dependencies: ["AudioGraphCore", "CSndFile", "CFFmpeg", "CPulseAudio"],
@@ -54,10 +61,24 @@ let package = Package(
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStore"], swiftSettings: strict),
         .target(name: "AudioGraph",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
-                               "AudioGraphSessions", "AudioGraphServer", "AudioGraphClient"],
+                               "AudioGraphSessions", "AudioGraphServer", "AudioGraphClient", "AudioGraphPlugins"],
+                swiftSettings: strict),
+        // What a plugin links: Swift node types and engines exported through the C ABI.
+        .target(name: "AudioGraphPluginKit", dependencies: ["AudioGraphCore", "CAudioGraphPlugin"], swiftSettings: strict),
+        // The host's side: loading plugins (dlopen), proxies for their nodes and engines.
+        .target(name: "AudioGraphPlugins", dependencies: ["AudioGraphCore", "AudioGraphSpeech", "CAudioGraphPlugin"],
                 swiftSettings: strict),
         .target(name: "AudioGraphTestKit", dependencies: ["AudioGraphCore"], swiftSettings: strict),
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph"], swiftSettings: strict),
+        // Command plugins (docs/node-authoring.md). validate-pipelines runs the `audiograph` tool built above.
+        .plugin(name: "ValidatePipelines",
+                capability: .command(intent: .custom(verb: "validate-pipelines",
+                                                     description: "Validate the package's pipeline JSON files with `audiograph validate`")),
+                dependencies: ["audiograph"]),
+        .plugin(name: "ScaffoldNode",
+                capability: .command(intent: .custom(verb: "scaffold-node",
+                                                     description: "Write a new node type and its test from a template"),
+                                     permissions: [.writeToPackageDirectory(reason: "writes the new node's source file and its test")])),
 
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore", "AudioGraphTestKit"],
                     swiftSettings: strict),

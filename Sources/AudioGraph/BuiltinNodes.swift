@@ -1,3 +1,4 @@
+import Foundation
 extension NodeRegistry {
     /// The built-in node types: what `audiograph` uses and what embedders usually start from.
     ///
@@ -27,11 +28,29 @@ extension NodeRegistry {
     }
 }
 
-/// Loads, validates and builds a graph from a config file with the built-in node types, in one call.
-public func loadGraph(configPath: String, overrides: [String] = [],
-                      registry: NodeRegistry = .builtins) throws(GraphError) -> Graph {
+/// Loads, validates and builds a graph from a config file, in one call: the built-in node types (or
+/// `registry`), plus the plugins the config names and those on `AUDIOGRAPH_PLUGIN_PATH` (see `Plugins.prepare`).
+public func loadGraph(configPath: String, overrides: [String] = [], registry: NodeRegistry = .builtins,
+                      environment: [String: String] = ProcessInfo.processInfo.environment,
+                      warn: (String) -> Void = { _ in }) throws(GraphError) -> Graph {
     let spec = try ConfigLoader.load(path: configPath, overrides: overrides)
+    var registry = registry
+    try Plugins.prepare(spec, registry: &registry, environment: environment, warn: warn)
     return try GraphBuilder(registry: registry).build(spec)
+}
+
+extension NodeRegistry {
+    /// The built-ins plus the plugins on `AUDIOGRAPH_PLUGIN_PATH` (what `audiograph nodes` lists). A plugin
+    /// that does not load is skipped and reported to `warn`.
+    public static func builtinsAndPluginPath(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                             warn: (String) -> Void = { _ in }) -> NodeRegistry {
+        var registry = NodeRegistry.builtins
+        for report in Plugins.load(GraphSpec(nodes: [], links: [], baseDirectory: "/"), into: &registry,
+                                   environment: environment) {
+            if let error = report.error { warn("plugin \(report.path) skipped: \(error)") }
+        }
+        return registry
+    }
 }
 
 extension VoiceCaptureSession {

@@ -6,3 +6,4 @@
 @_exported import AudioGraphSessions
 @_exported import AudioGraphServer
 @_exported import AudioGraphClient
+@_exported import AudioGraphPlugins

@@ -29,11 +29,9 @@ public struct GraphBuilder {
         var autoInserted = false
     }
 
+    /// Builds `spec` with this builder's registry. `spec.plugins` are not loaded here: `loadGraph` (or
+    /// `Plugins.load`) loads them into the registry first.
     public func build(_ spec: GraphSpec) throws(GraphError) -> Graph {
-        if !spec.plugins.isEmpty {
-            throw GraphError(.unavailable, at: "plugins",
-                             "run-time plugins are not supported by this build yet; remove \"plugins\" or register the node types in code")
-        }
         var pending: [String: Pending] = [:]
         var order: [String] = []
         for node in spec.nodes {

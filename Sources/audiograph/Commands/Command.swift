@@ -15,7 +15,7 @@ enum CLI {
 
     static var commands: [any Command.Type] { [
         RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
-        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self,
+        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, PluginsCommand.self,
     ] }
 
     static var overview: String {
@@ -42,7 +42,7 @@ enum CLI {
     }
 
     /// Dispatches `arguments` (without the program name) and returns the exit status.
-    static func main(_ arguments: [String], registry: NodeRegistry = .builtins) -> Int32 {
+    static func main(_ arguments: [String], registry: @autoclosure () -> NodeRegistry = pluginRegistry()) -> Int32 {
         guard let first = arguments.first else {
             printError(overview)
             return GraphError.Code.usage.exitCode
@@ -73,11 +73,16 @@ enum CLI {
             return 0
         }
         do {
-            return try command.run(rest, registry: registry)
+            return try command.run(rest, registry: registry())
         } catch {
             report(error)
             return error.code.exitCode
         }
+    }
+
+    /// The built-ins and the plugins on AUDIOGRAPH_PLUGIN_PATH; a plugin that does not load is a warning.
+    static func pluginRegistry() -> NodeRegistry {
+        NodeRegistry.builtinsAndPluginPath { printError("audiograph: warning: \($0) (see audiograph plugins)") }
     }
 
     static func unknownCommand(_ name: String) -> GraphError {

@@ -17,7 +17,8 @@ struct ValidateCommand: Command {
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
         let args = try Arguments(arguments, valued: ["--set"], flags: [])
         let config = try args.requirePositionals(["config"])[0]
-        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry)
+        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry,
+                                  warn: { printError("audiograph: warning: \($0)") })
         printOut(graph.summary)
         printOut("ok: \(config) is valid")
         return 0

@@ -41,7 +41,8 @@ struct RunCommand: Command {
         let quiet = args.flag("--quiet")
         let jsonl = eventsFormat == "jsonl"
 
-        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry)
+        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry,
+                                  warn: { printError("audiograph: warning: \($0)") })
         if let dotPath = args.value("--dot") {
             try DotWriter.write(graph, to: dotPath)
         }
