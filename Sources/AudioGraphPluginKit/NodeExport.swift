@@ -149,7 +149,9 @@ enum NodeExport {
             },
             diagnostics: { [unowned instance] message in
                 guard let api = instance.api, let host = instance.host else { return }
-                api.pointee.warn(host, message)
+                // This side's context put the node id in front; the host's adds it again.
+                let prefix = nodeID + ": "
+                api.pointee.warn(host, message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
             })
     }
 }

@@ -47,18 +47,23 @@ public final class PluginLibrary: Sendable {
         guard let plugin = entry(HostAPI.table) else {
             throw .refusedByPlugin(path)
         }
+        let library = try adopt(plugin, path: canonical)
+        return loaded.withLock { loaded in
+            if let earlier = loaded[canonical] { return earlier }
+            loaded[canonical] = library
+            return library
+        }
+    }
+
+    /// Checks a plugin table (the entry point's answer) and reads what it exports.
+    static func adopt(_ plugin: UnsafePointer<ag_plugin>, path: String) throws(PluginLoadError) -> PluginLibrary {
         // The version first, before reading anything whose layout it decides.
         let version = plugin.pointee.abi_version
         guard version == abiVersion else { throw .abiMismatch(path, plugin: version, host: abiVersion) }
         guard plugin.pointee.struct_size >= UInt32(MemoryLayout<ag_plugin>.size) else {
             throw .malformed(path, "its plugin table is smaller than ABI \(abiVersion)'s")
         }
-        let library = try read(plugin.pointee, path: canonical)
-        return loaded.withLock { loaded in
-            if let earlier = loaded[canonical] { return earlier }
-            loaded[canonical] = library
-            return library
-        }
+        return try read(plugin.pointee, path: path)
     }
 
     private static func read(_ plugin: ag_plugin, path: String) throws(PluginLoadError) -> PluginLibrary {

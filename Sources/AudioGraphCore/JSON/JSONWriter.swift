@@ -6,17 +6,25 @@ public enum JSONWriter {
         return out
     }
 
+    /// One line, every number exactly (the shortest text that reads back as the same `Double`): for data that
+    /// crosses to other code (the plugin ABI), not for people.
+    public static func exact(_ value: JSONValue) -> String {
+        var out = ""
+        write(value, into: &out, indent: nil, level: 0, exact: true)
+        return out
+    }
+
     public static func pretty(_ value: JSONValue) -> String {
         var out = ""
         write(value, into: &out, indent: "  ", level: 0)
         return out
     }
 
-    static func write(_ value: JSONValue, into out: inout String, indent: String?, level: Int) {
+    static func write(_ value: JSONValue, into out: inout String, indent: String?, level: Int, exact: Bool = false) {
         switch value {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += format(number: n)
+        case .number(let n): out += exact ? exactFormat(number: n) : format(number: n)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
             if items.isEmpty { out += "[]"; return }
@@ -24,7 +32,7 @@ public enum JSONWriter {
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
                 newline(&out, indent, level + 1)
-                write(item, into: &out, indent: indent, level: level + 1)
+                write(item, into: &out, indent: indent, level: level + 1, exact: exact)
             }
             newline(&out, indent, level)
             out += "]"
@@ -36,7 +44,7 @@ public enum JSONWriter {
                 newline(&out, indent, level + 1)
                 writeString(entry.key, into: &out)
                 out += indent == nil ? ":" : ": "
-                write(entry.value, into: &out, indent: indent, level: level + 1)
+                write(entry.value, into: &out, indent: indent, level: level + 1, exact: exact)
             }
             newline(&out, indent, level)
             out += "}"
@@ -58,6 +66,12 @@ public enum JSONWriter {
         let rounded = (n * 1_000_000).rounded() / 1_000_000
         text = String(rounded)
         return text
+    }
+
+    static func exactFormat(number n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if n.rounded() == n, abs(n) < 1e15 { return String(Int64(n)) }
+        return String(n)  // Swift prints the shortest representation that round-trips
     }
 
     static func writeString(_ s: String, into out: inout String) {

@@ -324,7 +324,7 @@ public enum WireFormat {
         }
     }
 
-    public static func text(_ value: JSONValue) -> String { JSONWriter.compact(value) }
+    public static func text(_ value: JSONValue) -> String { JSONWriter.exact(value) }
 }
 
 /// JSON from the other side of the plugin ABI that does not say what it should.
