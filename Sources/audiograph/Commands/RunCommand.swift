@@ -51,9 +51,10 @@ struct RunCommand: Command {
         }
 
         let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
+        let interrupts = InterruptHandler { session.cancel() }
+        // After the handler: a SIGINT right after "serving" must not be lost.
         let server = try serve(graph, session)
         defer { server?.shutdown() }
-        let interrupts = InterruptHandler { session.cancel() }
         // Live captions own the bottom line of the terminal; the status line would overwrite them.
         let sharesTerminal = graph.instances(of: (any TerminalWriter).self).contains { $0.writesToTerminal }
         let display = ProgressDisplay(progress: { session.progress() },

@@ -42,11 +42,12 @@ struct ServeCommand: Command {
         let graphs = try args.values("--run").map { path throws(GraphError) in try loadGraph(configPath: path, registry: registry) }
         let store = try StoreOptions.openStore(args)
         defer { store.close() }
-        let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
-                                            at: "--listen")
+        // The handler first: a SIGINT right after "serving" must not be lost.
         let stop = DispatchSemaphore(value: 0)
         let interrupts = InterruptHandler(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
         defer { _ = interrupts }
+        let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
+                                            at: "--listen")
         var pipelines: [TranscriptionSession] = []
         for graph in graphs {
             let session = TranscriptionSession(graph: graph)
