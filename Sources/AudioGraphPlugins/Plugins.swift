@@ -1,6 +1,7 @@
 import AudioGraphCore
 import AudioGraphSpeech
 import Foundation
+import Synchronization
 
 /// Loading plugins into a registry: the config's `"plugins"` and `AUDIOGRAPH_PLUGIN_PATH`.
 public enum Plugins {
@@ -11,11 +12,18 @@ public enum Plugins {
         public var path: String
         public var result: Result<PluginLibrary, PluginLoadError>
 
+        /// True when an earlier `load` in this process already reported this search-path plugin as refused
+        /// (a command loads `AUDIOGRAPH_PLUGIN_PATH` for its registry, then again with the config).
+        public var repeated = false
+
         public var error: PluginLoadError? {
             if case .failure(let error) = result { return error }
             return nil
         }
     }
+
+    /// The search-path plugins reported as refused so far, by canonical path: each is warned about once.
+    private static let refusedOnSearchPath = Mutex<Set<String>>([])
 
     /// The libraries on `AUDIOGRAPH_PLUGIN_PATH`: a colon-separated list of `.so` files and folders (whose
     /// `*.so` files are taken, sorted by name).
@@ -48,8 +56,12 @@ public enum Plugins {
         for request in requests {
             let canonical = URL(fileURLWithPath: request.path).resolvingSymlinksInPath().path
             guard seen.insert(canonical).inserted else { continue }  // named twice: loaded once
-            reports.append(Report(source: request.source, path: request.path,
-                                  result: Result { () throws(PluginLoadError) in try install(request.path, into: &registry) }))
+            var report = Report(source: request.source, path: request.path,
+                                result: Result { () throws(PluginLoadError) in try install(request.path, into: &registry) })
+            if report.error != nil, request.source == "AUDIOGRAPH_PLUGIN_PATH" {
+                report.repeated = !refusedOnSearchPath.withLock { $0.insert(canonical).inserted }
+            }
+            reports.append(report)
         }
         return reports
     }
@@ -88,7 +100,7 @@ public enum Plugins {
         for report in reports {
             guard let error = report.error else { continue }
             if report.source == "AUDIOGRAPH_PLUGIN_PATH" {
-                warn("plugin \(report.path) skipped: \(error)")
+                if !report.repeated { warn("plugin \(report.path) skipped: \(error)") }
             } else {
                 throw GraphError(error.code, at: report.source, "\(report.path): \(error)")
             }

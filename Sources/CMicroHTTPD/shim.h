@@ -3,7 +3,20 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <string.h>
 #include <microhttpd.h>
+
+/* Percent-decoding for the path and query values, except that a value holding "%00" is left as it came: a NUL
+ * decoded into the middle of a C string would cut it short (limit=5%00junk would read as limit=5). Undecoded,
+ * such a value fails validation or matches nothing. */
+static inline size_t audiograph_mhd_unescape(void *cls, struct MHD_Connection *connection, char *text) {
+    (void) cls;
+    (void) connection;
+    for (const char *p = text; *p; p++) {
+        if (p[0] == '%' && p[1] == '0' && p[2] == '0') return strlen(text);
+    }
+    return MHD_http_unescape(text);
+}
 
 /* MHD_start_daemon is variadic: the options audiograph sets, as one plain function. */
 static inline struct MHD_Daemon *audiograph_mhd_start(unsigned int flags, const struct sockaddr *address,
@@ -18,6 +31,7 @@ static inline struct MHD_Daemon *audiograph_mhd_start(unsigned int flags, const 
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_UNESCAPE_CALLBACK, audiograph_mhd_unescape, NULL,
                             MHD_OPTION_END);
 }
 

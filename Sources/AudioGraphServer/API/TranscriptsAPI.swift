@@ -27,6 +27,7 @@ public final class TranscriptsAPI: Sendable {
             response = try route(request)
         } catch {
             response = .error(error)
+            if error.status == 405 { response.headers.append(("Allow", "GET, HEAD")) }
         }
         response.headers.append(("X-Content-Type-Options", "nosniff"))
         response.headers.append(("Referrer-Policy", "no-referrer"))
@@ -36,7 +37,7 @@ public final class TranscriptsAPI: Sendable {
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else { throw .methodNotAllowed }
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        if segments == [""] || segments == ["app.js"] || segments == ["app.css"] {
+        if segments == [""] || segments == ["index.html"] || segments == ["app.js"] || segments == ["app.css"] {
             return WebPage.response(for: request.path)
         }
         if segments == ["favicon.ico"] { return HTTPResponse(status: 204) }  // no icon; spares browsers a 404

@@ -130,6 +130,7 @@ extension RunCommand {
         }
         let server = try ServeOptions.start(store: store, listen: listen, at: "serve.listen")
         ServeOptions.attach(session, graph: graph, to: server)
+        ServeOptions.announce(server)
         return server
     }
 }

@@ -48,11 +48,14 @@ struct ServeCommand: Command {
         defer { _ = interrupts }
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
                                             at: "--listen")
-        var pipelines: [TranscriptionSession] = []
+        var pipelines: [(session: TranscriptionSession, live: LiveSession)] = []
         for graph in graphs {
             let session = TranscriptionSession(graph: graph)
             let live = ServeOptions.attach(session, graph: graph, to: server)
-            pipelines.append(session)
+            pipelines.append((session, live))
+        }
+        ServeOptions.announce(server)
+        for (session, live) in pipelines {
             let (events, result) = session.start()
             Task {
                 for await _ in events {}
@@ -61,7 +64,7 @@ struct ServeCommand: Command {
             }
         }
         stop.wait()
-        for pipeline in pipelines { pipeline.cancel() }
+        for pipeline in pipelines { pipeline.session.cancel() }
         server.shutdown()
         return 0
     }
@@ -84,8 +87,13 @@ enum ServeOptions {
         } catch {
             throw GraphError(.unavailable, at: location, error.message)
         }
-        printError("audiograph: serving \(server.baseURL)")
         return server
+    }
+
+    /// The line scripts and tests wait for: printed once the server accepts connections and its live sessions
+    /// are registered.
+    static func announce(_ server: TranscriptServer) {
+        printError("audiograph: serving \(server.baseURL)")
     }
 
     /// Publishes a running pipeline's captions under its session id (the transcript-store node's, else the
