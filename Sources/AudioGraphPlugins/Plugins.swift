@@ -82,7 +82,10 @@ public enum Plugins {
         }
         for engine in library.engines {
             if let existing = RecognizerEngines.engine(named: engine.name), !existing.summary.hasSuffix("(plugin: \(library.path))") {
-                throw .duplicate(path, "recognizer engine \"\(engine.name)\" is already registered")
+                // A plugin's engine says where it came from at the end of its summary (PluginEngineType.engine).
+                let origin = existing.summary.range(of: " (plugin: ", options: .backwards)
+                    .map { String(existing.summary[$0.upperBound...].dropLast()) } ?? "built-in"
+                throw .duplicate(path, "recognizer engine \"\(engine.name)\" is already registered (from \(origin))")
             }
         }
         for engine in library.engines { RecognizerEngines.register(engine.engine) }
