@@ -18,11 +18,12 @@ import Testing
     }
 
     /// Runs file -> vad -> asr -> sink on a file and returns the final transcripts.
-    static func transcribe(_ path: String, withVAD: Bool = true) throws -> [TranscriptUpdate] {
+    static func transcribe(_ path: String, withVAD: Bool = true, finalPass: String = "utterance") throws -> [TranscriptUpdate] {
         let chain = withVAD ? "src -> vad -> asr -> out" : "src -> asr -> out"
         let json = """
             {"version": 1, "nodes": {"src": {"type": "file-source", "path": "\(path)"}, "vad": {"type": "vad"},
-             "asr": {"type": "recognizer", "partials": "on"}, "out": {"type": "test-transcripts"}}, "links": ["\(chain)"]}
+             "asr": {"type": "recognizer", "partials": "on", "finalPass": "\(finalPass)"}, "out": {"type": "test-transcripts"}},
+             "links": ["\(chain)"]}
             """
         var spec = try ConfigLoader.parse(json, baseDirectory: "/")
         if !withVAD { spec.nodes.removeAll { $0.id == "vad" } }
@@ -69,6 +70,23 @@ import Testing
         for (final, start) in zip(finals, speechStarts) {
             let first = try #require(final.words.first)
             #expect(abs(first.start - start) < 0.3, "\(final.text) starts at \(first.start), expected near \(start)")
+        }
+    }
+
+    /// With the streaming decoder's own final, word times stay inside their utterance: pocketsphinx counts
+    /// frames per stream, so each utterance starts a new one (before, every utterance drifted by the length of
+    /// the ones before it).
+    @Test func streamingFinalPassKeepsWordTimesInTheirUtterance() throws {
+        let call = packageRoot.appendingPathComponent("examples/audio/call.flac").path
+        let finals = try Self.transcribe(call, finalPass: "streaming").filter(\.isFinal)
+        #expect(finals.count == 5)
+        let speechStarts = [0.236, 8.551, 12.459, 17.14, 20.4]
+        for (final, start) in zip(finals, speechStarts) {
+            let first = try #require(final.words.first)
+            let last = try #require(final.words.last)
+            #expect(abs(first.start - start) < 0.4, "\(final.text) starts at \(first.start), expected near \(start)")
+            #expect(last.end <= final.end + 0.01 && first.start >= final.start - 0.01, "\(final.text): words outside \(final.start)…\(final.end)")
+            #expect(final.end - final.start < 8, "\(final.text) spans \(final.start)…\(final.end)")
         }
     }
 }

@@ -159,6 +159,9 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     func startUtterance() throws {
         utterance.removeAll(keepingCapacity: true)
         if streaming {
+            // A new stream per utterance: pocketsphinx counts segment frames from the start of the stream, and
+            // word times are relative to the utterance (the node moves them onto the stream's clock).
+            ps_start_stream(liveDecoder)
             guard ps_start_utt(liveDecoder) >= 0 else { throw node.error("pocketsphinx could not start an utterance", code: .nodeFailed) }
             inUtterance = true
         }
