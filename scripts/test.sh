@@ -7,4 +7,9 @@ bash scripts/install-deps.sh
 bash scripts/start-pulseaudio.sh
 export AUDIOGRAPH_REQUIRE_SOUND_SERVER=1
 swift build --build-tests
+# The example plugins (separate packages) that the plugin tests load through the audiograph binary, and the
+# embedding example (built, tested and run).
+bash scripts/build-plugins.sh
+export AUDIOGRAPH_REQUIRE_EXAMPLE_PLUGINS=1
+bash scripts/build-examples.sh
 swift test

@@ -93,6 +93,20 @@ enum DocsCommands {
         "audiograph run examples/live-server.json":
             .serves(exitOnInterrupt: 130),
 
+        // docs/plugins.md (the example plugins, built by scripts/build-plugins.sh)
+        "audiograph plugins examples/plugins/gain.json":
+            .exits(0, stdout: ["loaded", "gain 1.0.0", "node type  gain"]),
+        "audiograph run examples/plugins/gain.json --events jsonl":
+            .exits(0, stdout: [#""type":"clipped""#]),
+        "audiograph run examples/plugins/keyword-spotter.json":
+            .exits(0),
+        "AUDIOGRAPH_PLUGIN_PATH=.build/plugins/gain/release audiograph inspect gain":
+            .exits(0, stdout: ["gain (filter)", "gainDb"]),
+        #"AUDIOGRAPH_PLUGIN_PATH=.build/plugins/keyword-spotter/release audiograph run examples/captions.json --set asr.engine=keyword-spotter --set asr.keyphrase="go forward""#:
+            .exits(0),
+        "AUDIOGRAPH_PLUGIN_PATH=.build/plugins/gain/release:.build/plugins/keyword-spotter/release audiograph plugins":
+            .exits(0, stdout: ["gain 1.0.0", "engine     keyword-spotter"]),
+
         // docs/http-api.md
         "audiograph tokens create --user alice --store out/transcripts.sqlite":
             .exits(0, stdout: ["token for alice: agt_"], files: ["out/transcripts.sqlite"]),
@@ -109,6 +123,11 @@ enum DocsCommands {
         "./scripts/demo.sh":
             "installs Debian packages (apt-get), builds the package and plays the 24 s demo; run by hand, not "
             + "in CI (what it does with audiograph is the commands checked here, and ExamplesTests runs demo.json).",
+        "scripts/build-plugins.sh":
+            "builds the two example plugin packages (a nested swift build each); CI runs it before the tests, and "
+            + "the plugin checks here and Tests/AudioGraphCLITests/Plugins use what it built.",
+        "swift build -c release --package-path examples/plugins/gain --scratch-path .build/plugins/gain":
+            "what scripts/build-plugins.sh runs for the gain plugin (CI runs the script).",
         "./scripts/test.sh":
             "is what CI runs (.ci/run runs scripts/test.sh); it runs this very test.",
         "swift build --package-path examples/embedding":
@@ -372,6 +391,18 @@ struct DocsCommandsTests {
     @Test("a documented command does what its check says", arguments: DocsCommands.checked)
     func documentedCommandRuns(_ command: DocCommand) async throws {
         let check = try #require(DocsCommands.checks[command.text])
+        // Commands that use the example plugins need them built (scripts/build-plugins.sh; CI builds them and
+        // sets AUDIOGRAPH_REQUIRE_EXAMPLE_PLUGINS=1, which makes their absence a failure).
+        if command.text.contains("plugin") || command.text.contains("gain") {
+            let built = ["gain/release/libGainPlugin.so", "keyword-spotter/release/libKeywordSpotterPlugin.so"].allSatisfy {
+                FileManager.default.fileExists(atPath: DocsCommands.root.appendingPathComponent(".build/plugins/" + $0).path)
+            }
+            if !built {
+                let required = ProcessInfo.processInfo.environment["AUDIOGRAPH_REQUIRE_EXAMPLE_PLUGINS"] == "1"
+                #expect(!required, "\(command.file):\(command.line): the example plugins are not built (scripts/build-plugins.sh)")
+                return
+            }
+        }
         let workspace = try await DocsWorkspace()
         let location = "\(command.file):\(command.line)"
 
@@ -424,6 +455,12 @@ final class DocsWorkspace: @unchecked Sendable {
         let files = FileManager.default
         try Self.copyExamples(to: directory.url.appendingPathComponent("examples"))
         for (name, text) in DocsCommands.savedFiles { try directory.write(name, text) }
+        // The example plugins, where the docs and examples/plugins/*.json expect them (when built).
+        let plugins = DocsCommands.root.appendingPathComponent(".build/plugins")
+        if files.fileExists(atPath: plugins.path) {
+            try files.createDirectory(at: directory.url.appendingPathComponent(".build"), withIntermediateDirectories: true)
+            try files.createSymbolicLink(at: directory.url.appendingPathComponent(".build/plugins"), withDestinationURL: plugins)
+        }
 
         let bin = directory.url.appendingPathComponent(".bin")
         try files.createDirectory(at: bin, withIntermediateDirectories: true)
