@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 scratch_root=${EXAMPLES_SCRATCH:-$root/.build/examples}
 
-packages=(embedding)
+packages=(embedding plugins/gain)
 # The executable each package runs after its tests pass (must exit 0), with its arguments.
 declare -A demos=(
     [embedding]="embedding-demo"

@@ -14,5 +14,9 @@ let package = Package(
     targets: [
         .target(name: "GainPlugin", dependencies: [.product(name: "AudioGraphPluginKit", package: "audiograph")],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
+        // Plugin authors test their nodes with the harness the project uses (AudioGraphTestKit).
+        .testTarget(name: "GainPluginTests",
+                    dependencies: ["GainPlugin", .product(name: "AudioGraphTestKit", package: "audiograph")],
+                    swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )
