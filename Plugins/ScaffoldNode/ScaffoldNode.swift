@@ -44,7 +44,8 @@ struct ScaffoldNode: CommandPlugin {
 
         Writes a new node type and its test. NAME is the type name configs use: lowercase letters, digits and
         '-' (noise-gate → NoiseGateNode). TARGET is the module to put it in (default: the package's only library
-        target that depends on AudioGraph or AudioGraphCore; AudioGraphDSP inside audiograph itself).
+        target that depends on AudioGraph, AudioGraphPluginKit or AudioGraphCore; AudioGraphDSP inside audiograph
+        itself). Existing files are never overwritten.
         """
 }
 
@@ -100,7 +101,6 @@ struct NodeName {
             }
         }
         while result.hasSuffix("-") { result.removeLast() }
-        while let first = result.first, !first.isLetter { result.removeFirst() }
         guard !result.isEmpty, result != raw, (try? NodeName(result)) != nil else { return nil }
         return result
     }
@@ -118,7 +118,7 @@ struct Layout {
     let testTarget: SwiftSourceModuleTarget?
     /// True inside audiograph itself (it has an `AudioGraphCore` target).
     let isAudioGraphItself: Bool
-    /// The identity of the audiograph package, for `.product(name:package:)` hints in other packages.
+    /// How the package names audiograph in `.product(name:package:)`, for hints in other packages.
     let audiographPackage: String
     /// `AudioGraph` or `AudioGraphCore`: what the node file imports.
     let coreModule: String
@@ -133,7 +133,7 @@ struct Layout {
         packageRoot = package.directoryURL
         let swiftTargets = package.targets.compactMap { $0 as? SwiftSourceModuleTarget }
         isAudioGraphItself = package.targets.contains { $0.name == "AudioGraphCore" }
-        audiographPackage = Self.audiographIdentity(package)
+        audiographPackage = Self.audiographReference(package)
 
         let target: SwiftSourceModuleTarget
         if let targetName {
@@ -142,9 +142,16 @@ struct Layout {
                 throw ScaffoldError("no Swift target named \(targetName) in \(package.displayName); its Swift "
                     + "targets are " + names.joined(separator: ", "))
             }
-            guard named.kind == .generic || named.kind == .executable else {
+            guard named.kind != .test else {
                 throw ScaffoldError("\(targetName) is a test target; pass the target the node belongs to "
                     + "(its test goes in the matching test target)")
+            }
+            guard named.kind == .generic || named.kind == .executable else {
+                throw ScaffoldError("\(targetName) is not a library or executable target")
+            }
+            guard named.name != "AudioGraphCore" else {
+                throw ScaffoldError("node types do not go in AudioGraphCore (the graph itself); pick a target that "
+                    + "depends on it, such as AudioGraphDSP")
             }
             target = named
         } else {
@@ -198,7 +205,8 @@ struct Layout {
         }
     }
 
-    /// `AudioGraph` when the target can see it (direct dependencies first), else `AudioGraphCore`, else nil.
+    /// What the node file imports: `AudioGraph` (what embedders use), `AudioGraphPluginKit` (run-time plugins) or
+    /// `AudioGraphCore`, whichever the target depends on, direct dependencies first; nil when it sees none.
     static func coreModule(for target: SwiftSourceModuleTarget) -> String? {
         if target.name == "AudioGraphCore" { return nil }
         func names(_ dependencies: [TargetDependency]) -> Set<String> {
@@ -215,13 +223,27 @@ struct Layout {
         let direct = names(target.dependencies)
         let all = direct.union(target.recursiveTargetDependencies.map(\.name))
         for set in [direct, all] {
-            if set.contains("AudioGraph") && target.name != "AudioGraph" { return "AudioGraph" }
-            if set.contains("AudioGraphCore") { return "AudioGraphCore" }
+            for module in ["AudioGraph", "AudioGraphPluginKit", "AudioGraphCore"]
+            where set.contains(module) && target.name != module {
+                return module
+            }
         }
         return nil
     }
 
-    /// The package identity of audiograph among the dependencies (`audiograph` for a URL dependency, the folder
+    /// How the manifest names audiograph in `.product(name:package:)`: as it already does for one of audiograph's
+    /// products (a `.package(name:path:)` dependency changes the name), else audiograph's package identity.
+    static func audiographReference(_ package: Package) -> String {
+        let manifest = package.directoryURL.appendingPathComponent("Package.swift")
+        if let text = try? String(contentsOf: manifest, encoding: .utf8),
+           let pattern = try? Regex(#"\.product\(\s*name:\s*"AudioGraph[A-Za-z]*"\s*,\s*package:\s*"([^"]+)""#),
+           let match = text.firstMatch(of: pattern), let name = match.output[1].substring {
+            return String(name)
+        }
+        return audiographIdentity(package)
+    }
+
+    /// The package identity of audiograph among the dependencies (the last part of a URL dependency, the folder
     /// name for a path dependency).
     static func audiographIdentity(_ package: Package) -> String {
         var queue = package.dependencies.map(\.package)
@@ -326,15 +348,20 @@ struct Layout {
             lines += manifestHints.map { "  - " + $0 }
             lines.append("")
         }
-        lines.append("Register it with the registry you build graphs from:")
         if isAudioGraphItself {
+            lines.append("Register it as a built-in:")
             lines.append("  add \(name.swiftType).self to the built-ins in Sources/AudioGraph/BuiltinNodes.swift, then")
             lines.append("  regenerate the node reference: swift run audiograph docs nodes > docs/nodes.md")
+        } else if coreModule == "AudioGraphPluginKit" {
+            lines.append("Register it in your plugin: add it to the nodes the plugin exports,")
+            lines.append("  AudioGraphPlugin.export(name: ..., version: ..., nodes: [..., \(name.swiftType).self])")
         } else if coreModule == "AudioGraph" {
+            lines.append("Register it with the registry you build graphs from:")
             lines.append("  var registry = NodeRegistry.builtins")
             lines.append("  try registry.register(\(name.swiftType).self, origin: \"\(packageName)\")")
             lines.append("  let graph = try loadGraph(configPath: \"pipeline.json\", registry: registry)")
         } else {
+            lines.append("Register it with the registry you build graphs from:")
             lines.append("  var registry = NodeRegistry()  // or NodeRegistry.builtins, from `import AudioGraph`")
             lines.append("  try registry.register(\(name.swiftType).self, origin: \"\(packageName)\")")
         }

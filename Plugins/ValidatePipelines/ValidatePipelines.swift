@@ -1,12 +1,16 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package validate-pipelines [--verbose] [PATH...]`
+/// `swift package validate-pipelines [--tool PRODUCT] [--verbose] [PATH...]`
 ///
 /// Finds the pipeline configs in the package (every `*.json` whose top level has a `version` and a `nodes` key)
-/// and checks each with the package's own `audiograph validate`, which builds the whole graph: parameters, links,
-/// formats, input files. Prints one line per file; when any fails, reports each failure as an error (the file and
-/// the tool's `<JSON path>: <message>`) and exits non-zero.
+/// and checks each with audiograph's own `audiograph validate`, which builds the whole graph: parameters, links,
+/// formats, input files, plugins. Prints one line per file; when any fails, reports each failure as an error (the
+/// file and the tool's `<JSON path>: <message>`) and exits non-zero.
+///
+/// `--tool PRODUCT` validates with an executable product of the package being checked instead (built first): one
+/// that registers the package's own node types and answers `PRODUCT validate FILE` like `audiograph validate`
+/// (exit 0 when valid; else non-zero with `<where>: <what>` on stderr).
 ///
 /// PATHs (files or folders, relative to the package root) limit the check; a file named explicitly is validated
 /// even when it does not look like a pipeline. Without PATHs the whole package is searched, skipping hidden
@@ -17,6 +21,7 @@ struct ValidatePipelines: CommandPlugin {
         var extractor = ArgumentExtractor(arguments)
         let verbose = extractor.extractFlag(named: "verbose") > 0
         let wantsHelp = extractor.extractFlag(named: "help") > 0
+        let toolProducts = extractor.extractOption(named: "tool")
         let paths = extractor.remainingArguments
         if wantsHelp {
             say(Self.help)
@@ -33,7 +38,8 @@ struct ValidatePipelines: CommandPlugin {
             return
         }
 
-        let tool = try context.tool(named: "audiograph").url
+        guard toolProducts.count <= 1 else { throw PluginError("--tool given more than once") }
+        let tool = try validator(toolProducts.first, context: context)
         let scratch = context.pluginWorkDirectoryURL
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
 
@@ -45,7 +51,7 @@ struct ValidatePipelines: CommandPlugin {
                 say("ok    \(name)")
                 if verbose { say(result.output.indented) }
             } else {
-                let message = Self.errorText(result.errors, file: file)
+                let message = Self.errorText(result.errors, file: file, tool: tool.lastPathComponent)
                 say("FAIL  \(name) (exit \(result.status))")
                 say(message.indented)
                 failures.append((name, message))
@@ -66,19 +72,40 @@ struct ValidatePipelines: CommandPlugin {
     }
 
     static let help = """
-        USAGE: swift package validate-pipelines [--verbose] [PATH...]
+        USAGE: swift package validate-pipelines [--tool PRODUCT] [--verbose] [PATH...]
 
         Validates pipeline configs (.json files with top-level "version" and "nodes") with `audiograph validate`.
         PATHs are files or folders relative to the package root (default: the whole package).
-          --verbose   also print each valid pipeline's resolved graph
+          --tool PRODUCT  validate with this executable product of the package instead (built first); it must
+                          answer `PRODUCT validate FILE` like `audiograph validate` (for your own node types)
+          --verbose       also print each valid pipeline's resolved graph
         """
 
-    /// The tool's stderr without its `audiograph: ` prefixes, and without the file's own path where the tool
-    /// leads with it (JSON syntax errors are `<path>:<line>:<column>: ...`).
-    static func errorText(_ stderr: String, file: URL) -> String {
+    /// audiograph's own CLI, or the package's executable PRODUCT built now.
+    func validator(_ product: String?, context: PluginContext) throws -> URL {
+        guard let product else { return try context.tool(named: "audiograph").url }
+        let result = try packageManager.build(
+            .product(product), parameters: PackageManager.BuildParameters(configuration: .debug, logging: .concise))
+        guard result.succeeded else {
+            say(result.logText)
+            throw PluginError("building \(product) failed (is it an executable product of \(context.package.displayName)?)")
+        }
+        let executables = result.builtArtifacts.filter { $0.kind == .executable }
+        guard let artifact = executables.first(where: { $0.url.lastPathComponent == product }) ?? executables.first else {
+            throw PluginError("\(product) is not an executable product of \(context.package.displayName)")
+        }
+        return artifact.url
+    }
+
+    /// The tool's stderr without its `audiograph: ` (or `<tool>: `) prefixes, and without the file's own path
+    /// where the tool leads with it (JSON syntax errors are `<path>:<line>:<column>: ...`).
+    static func errorText(_ stderr: String, file: URL, tool: String) -> String {
         let lines = stderr.split(separator: "\n", omittingEmptySubsequences: true).map { line -> String in
             var text = String(line)
-            if text.hasPrefix("audiograph: ") { text.removeFirst("audiograph: ".count) }
+            for prefix in ["audiograph: ", tool + ": "] where text.hasPrefix(prefix) {
+                text.removeFirst(prefix.count)
+                break
+            }
             if text.hasPrefix(file.path + ":") { text.removeFirst(file.path.count + 1) }
             return text.trimmingCharacters(in: .whitespaces)
         }
@@ -95,8 +122,8 @@ struct ValidatePipelines: CommandPlugin {
     func run(_ tool: URL, _ arguments: [String], in directory: URL, scratch: URL) throws -> Result {
         let outURL = scratch.appendingPathComponent("stdout.txt")
         let errURL = scratch.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         defer {
