@@ -97,14 +97,19 @@ struct RunErrorTests {
 
     // MARK: 69 unavailable
 
-    @Test("plugins are not available in this build (69)")
-    func pluginsUnavailable() async throws {
+    @Test("a plugin the config names that is missing exits 66, one that is not a plugin 69, naming plugins[i]")
+    func pluginsMissingOrRefused() async throws {
         let dir = try TempDirectory()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("plugins.json", Configs.direct(input: "in.wav", extraTopLevel: "\n  \"plugins\": [\"x.so\"],"))
         for command in ["run", "validate"] {
             let result = try await Harness.audiograph([command, "plugins.json"], in: dir)
-            expectError(result, exit: 69, at: "plugins")
+            expectError(result, exit: 66, at: "plugins[0]")
+        }
+        _ = try dir.write("x.so", "not a library")
+        for command in ["run", "validate"] {
+            let result = try await Harness.audiograph([command, "plugins.json"], in: dir)
+            expectError(result, exit: 69, at: "plugins[0]")
         }
         #expect(!dir.exists("out.wav"))
     }

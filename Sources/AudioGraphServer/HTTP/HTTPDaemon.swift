@@ -54,7 +54,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         socketAddress.sin_family = sa_family_t(AF_INET)
         socketAddress.sin_port = address.port.bigEndian
         socketAddress.sin_addr.s_addr = address.octets.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
