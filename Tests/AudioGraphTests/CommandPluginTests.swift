@@ -17,7 +17,7 @@ private let commandPluginPackageRoot = URL(fileURLWithPath: #filePath).deletingL
 struct CommandPluginTests {
     /// One good and one bad pipeline: the command fails, names the bad file and the JSON path, and passes the
     /// good one; a JSON file that is not a pipeline is left alone.
-    @Test func validatePipelinesReportsTheBadFile() throws {
+    @Test func validatePipelinesReportsTheBadFile() async throws {
         let workspace = try PluginWorkspace()
         defer { workspace.unlock() }
         let package = try workspace.makePackage("pipelines", manifest: """
@@ -50,7 +50,7 @@ struct CommandPluginTests {
         try #"{"name": "not a pipeline", "nodes": 3}"#.write(to: package.appendingPathComponent("settings.json"),
                                                                atomically: true, encoding: .utf8)
 
-        let all = try workspace.swift(["package", "validate-pipelines"], in: package)
+        let all = try await workspace.swift(["package", "validate-pipelines"], in: package)
         #expect(all.status != 0, "\(all.tail)")
         #expect(all.output.contains("error: pipelines/bad.json: nodes.level.intervalMs: 5 is out of range"), "\(all.tail)")
         #expect(all.output.contains("FAIL  pipelines/bad.json (exit 65)"), "\(all.tail)")
@@ -58,14 +58,14 @@ struct CommandPluginTests {
         #expect(all.output.contains("1 of 2 pipelines failed validation"), "\(all.tail)")
         #expect(!all.output.contains("settings.json"), "\(all.tail)")
 
-        let good = try workspace.swift(["package", "validate-pipelines", "pipelines/good.json"], in: package)
+        let good = try await workspace.swift(["package", "validate-pipelines", "pipelines/good.json"], in: package)
         #expect(good.status == 0, "\(good.tail)")
         #expect(good.output.contains("1 pipeline valid."), "\(good.tail)")
     }
 
     /// A node scaffolded into a downstream package builds without warnings and its generated test passes; a
     /// second scaffold of the same name refuses to overwrite; the package's own validator (`--tool`) knows the node.
-    @Test func scaffoldedNodeBuildsAndItsTestPasses() throws {
+    @Test func scaffoldedNodeBuildsAndItsTestPasses() async throws {
         let workspace = try PluginWorkspace()
         defer { workspace.unlock() }
         let identity = commandPluginPackageRoot.lastPathComponent
@@ -118,7 +118,7 @@ struct CommandPluginTests {
         }
 
         let scaffold = ["package", "--allow-writing-to-package-directory", "scaffold-node", "noise-gate"]
-        let created = try workspace.swift(scaffold, in: package)
+        let created = try await workspace.swift(scaffold, in: package)
         #expect(created.status == 0, "\(created.tail)")
         #expect(created.output.contains("Sources/MyNodes/NoiseGate/NoiseGateNode.swift"), "\(created.tail)")
         #expect(created.output.contains("Tests/MyNodesTests/NoiseGateNodeTests.swift"), "\(created.tail)")
@@ -127,16 +127,16 @@ struct CommandPluginTests {
         let original = try String(contentsOf: source, encoding: .utf8)
         #expect(original.contains("type: \"noise-gate\""))
 
-        let again = try workspace.swift(scaffold, in: package)
+        let again = try await workspace.swift(scaffold, in: package)
         #expect(again.status != 0, "\(again.tail)")
         #expect(again.output.contains("already exists; not overwriting it"), "\(again.tail)")
         #expect(try String(contentsOf: source, encoding: .utf8) == original)
 
-        let build = try workspace.swift(["build"], in: package)
+        let build = try await workspace.swift(["build"], in: package)
         #expect(build.status == 0, "\(build.tail)")
         #expect(build.diagnostics(about: "NoiseGateNode").isEmpty, "\(build.diagnostics(about: "NoiseGateNode"))")
 
-        let test = try workspace.swift(["test"], in: package)
+        let test = try await workspace.swift(["test"], in: package)
         #expect(test.status == 0, "\(test.tail)")
         #expect(test.output.contains("Suite NoiseGateNodeTests passed"), "\(test.tail)")
         #expect(test.diagnostics(about: "NoiseGateNodeTests").isEmpty, "\(test.diagnostics(about: "NoiseGateNodeTests"))")
@@ -157,7 +157,7 @@ struct CommandPluginTests {
                 }
                 """.write(to: pipelines.appendingPathComponent(name + ".json"), atomically: true, encoding: .utf8)
         }
-        let validated = try workspace.swift(["package", "validate-pipelines", "--tool", "my-audiograph"], in: package)
+        let validated = try await workspace.swift(["package", "validate-pipelines", "--tool", "my-audiograph"], in: package)
         #expect(validated.status != 0, "\(validated.tail)")
         #expect(validated.output.contains("ok    pipelines/gate.json"), "\(validated.tail)")
         #expect(validated.output.contains("error: pipelines/loud.json: nodes.gate.gain: 20 is out of range"), "\(validated.tail)")
@@ -211,7 +211,9 @@ private struct PluginWorkspace {
     }
 
     /// Runs `swift <arguments> --scratch-path <shared>` in `folder`, stdout and stderr together.
-    func swift(_ arguments: [String], in folder: URL) throws -> Result {
+    /// Awaits the process without holding a thread of the concurrency pool: a nested build takes minutes, and
+    /// other tests' tasks need those threads meanwhile.
+    func swift(_ arguments: [String], in folder: URL) async throws -> Result {
         let log = base.appendingPathComponent("output.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
@@ -224,8 +226,16 @@ private struct PluginWorkspace {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        _ = status
         return Result(status: process.terminationStatus, output: try String(contentsOf: log, encoding: .utf8))
     }
 
