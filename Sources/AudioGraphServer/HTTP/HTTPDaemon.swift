@@ -46,7 +46,11 @@ public final class HTTPDaemon: @unchecked Sendable {
     ///   - address: where to listen (port 0: any free port).
     ///   - threads: worker threads.
     ///   - memoryLimit: bytes per connection for the request line and headers.
-    public init(address: ListenAddress, threads: Int = 4, connectionLimit: Int = 1024, timeoutSeconds: Int = 30,
+    ///   - connectionLimit: connections at once (default: 1024 per thread, within the open-file limit, which is
+    ///     raised to its hard limit). libmicrohttpd splits the limit evenly between the threads, and under epoll
+    ///     a thread whose share is full stops answering until its connections time out (0.9.75, seen in
+    ///     benchmarks/http.sh at 700+ connections with 256 per thread), so each thread gets a large share.
+    public init(address: ListenAddress, threads: Int = 4, connectionLimit: Int? = nil, timeoutSeconds: Int = 30,
                 memoryLimit: Int = 32 * 1024, keepaliveSeconds: Double = 15,
                 handler: @escaping Handler) throws(HTTPServerError) {
         context = Context(handler: handler)
@@ -54,7 +58,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         socketAddress.sin_family = sa_family_t(AF_INET)
         socketAddress.sin_port = address.port.bigEndian
         socketAddress.sin_addr.s_addr = address.octets.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let connectionLimit = connectionLimit ?? Self.defaultConnectionLimit(threads: max(threads, 1))
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
@@ -78,6 +83,20 @@ public final class HTTPDaemon: @unchecked Sendable {
     }
 
     deinit { shutdown(timeout: 0) }
+
+    /// 1024 connections per thread, within the open-file limit (its soft value raised to the hard one), less
+    /// room for the store and the log.
+    static func defaultConnectionLimit(threads: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available = limit.rlim_cur >= UInt(Int.max) ? Int.max : Int(limit.rlim_cur)  // RLIM_INFINITY is all ones
+        return max(64, min(threads * 1024, available - 64))
+    }
 
     /// `http://HOST:PORT`.
     public var baseURL: String { "http://\(host):\(port)" }
