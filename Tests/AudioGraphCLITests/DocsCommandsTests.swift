@@ -123,6 +123,9 @@ enum DocsCommands {
         "./scripts/demo.sh":
             "installs Debian packages (apt-get), builds the package and plays the 24 s demo; run by hand, not "
             + "in CI (what it does with audiograph is the commands checked here, and ExamplesTests runs demo.json).",
+        #"audiograph batch manifest.jsonl --pipeline pipeline.json --store "$URL" --enqueue-only"#:
+            "the Slurm recipe's enqueue step, against the cluster's PostgreSQL ($URL); the batch tests "
+            + "(Tests/AudioGraphCLITests/Batch) run --enqueue-only against a real store.",
         "scripts/build-plugins.sh":
             "builds the two example plugin packages (a nested swift build each); CI runs it before the tests, and "
             + "the plugin checks here and Tests/AudioGraphCLITests/Plugins use what it built.",
@@ -147,6 +150,14 @@ enum DocsCommands {
 
     /// Documented commands that are not run here, by how they start, each with the reason.
     static let allowListPrefixes: [String: String] = [
+        // docs/scale.md: the recipes for engines this machine does not run
+        "docker ": "needs a Docker engine (none runs here: deploy/validate.sh checks the Dockerfile's packages and "
+            + "the binary's libraries instead).",
+        "kubectl ": "needs a Kubernetes cluster (deploy/validate.sh checks the manifests with kubernetes-validate).",
+        "cd deploy/kubernetes": "the first line of the kubectl recipe (a cluster is needed).",
+        "sbatch ": "needs Slurm (deploy/validate.sh checks the script with bash -n and shellcheck).",
+        "install -D -m 600 /dev/null ~/.config/audiograph/worker.env": "creates the Slurm workers' env file in the "
+            + "user's home (part of the Slurm recipe).",
         "swift package ":
             "a SwiftPM command (the plugins in Plugins/: validate-pipelines, scaffold-node): each needs a nested "
             + "swift build of audiograph, minutes on two cores; CommandPluginTests (Tests/AudioGraphTests) runs "
