@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The PostgreSQL transcript store's client library (libpq).
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // No pkgConfig: libpulse's .pc adds -D_REENTRANT/-pthread, which SwiftPM prohibits (a warning); the
         // headers are in /usr/include and the modulemap links the libraries.
         .systemLibrary(name: "CPulseAudio", providers: [.apt(["libpulse-dev"])]),
@@ -49,7 +51,7 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx"],
                 swiftSettings: strict),
-        .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "CSQLite"], swiftSettings: strict),
+        .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "CSQLite", "CPostgres"], swiftSettings: strict),
         .target(name: "AudioGraphSessions",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore"],
                 swiftSettings: strict),

@@ -13,6 +13,8 @@ PACKAGES=(
   pocketsphinx         # pocketsphinx_continuous / _batch: benchmarks and reference decodes in tests
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # aac-sink, decoding m4a/aac/mp4 in file-source
   libsqlite3-dev       # transcript-store (SQLite)
+  libpq-dev            # transcript stores and the batch work queue on PostgreSQL
+  postgresql           # a PostgreSQL server on loopback for the store and queue tests (scripts/start-postgres.sh)
   libpulse-dev         # mic-source
   pulseaudio pulseaudio-utils  # a sound server with a null sink for the microphone tests (and paplay)
   libmicrohttpd-dev    # audiograph serve (the HTTP API)

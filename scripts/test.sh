@@ -6,6 +6,18 @@ bash scripts/install-deps.sh
 # A sound server with a null sink, so the microphone tests capture for real (and fail, not skip, without it).
 bash scripts/start-pulseaudio.sh
 export AUDIOGRAPH_REQUIRE_SOUND_SERVER=1
+# PostgreSQL on loopback for the store, queue and batch tests; stopped again at the end when this script started
+# it (a server that was already running is left alone).
+online_before=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online"' | wc -l)
+AUDIOGRAPH_TEST_POSTGRES_URL="$(bash scripts/start-postgres.sh)"
+export AUDIOGRAPH_TEST_POSTGRES_URL AUDIOGRAPH_REQUIRE_POSTGRES=1
+stop_postgres() {
+    [ "$online_before" -eq 0 ] || return 0
+    pg_lsclusters -h | awk '$4 == "online" {print $1, $2}' | while read -r version name; do
+        pg_ctlcluster "$version" "$name" stop || true
+    done
+}
+trap stop_postgres EXIT
 swift build --build-tests
 # The example plugins (separate packages) that the plugin tests load through the audiograph binary, and the
 # embedding example (built, tested and run).

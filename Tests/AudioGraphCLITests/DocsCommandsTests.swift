@@ -93,6 +93,13 @@ enum DocsCommands {
         "audiograph run examples/live-server.json":
             .serves(exitOnInterrupt: 130),
 
+        // docs/scale.md: a batch on one machine (manifest.jsonl and pipeline.json as the doc gives them)
+        "audiograph batch manifest.jsonl --pipeline pipeline.json --jobs 2":
+            .exits(0, files: ["out/transcripts.sqlite"]),
+        "audiograph calls --store out/transcripts.sqlite":
+            .exits(0, before: ["audiograph batch manifest.jsonl --pipeline pipeline.json --jobs 2"],
+                   stdout: ["call-1017", "librivox_0870_44k_stereo"]),
+
         // docs/plugins.md (the example plugins, built by scripts/build-plugins.sh)
         "audiograph plugins examples/plugins/gain.json":
             .exits(0, stdout: ["loaded", "gain 1.0.0", "node type  gain"]),

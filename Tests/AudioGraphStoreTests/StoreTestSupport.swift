@@ -141,6 +141,11 @@ final class ControllableStore: TranscriptStore {
         try base.endSession(session, endTime: endTime)
     }
 
+    func removeSession(sessionID: String) throws(TranscriptsError) -> Int {
+        try write()
+        return try base.removeSession(sessionID: sessionID)
+    }
+
     func transcripts(sessionID: String, after: Int64?, limit: Int) throws(TranscriptsError) -> [StoreRow] {
         try read()
         return try base.transcripts(sessionID: sessionID, after: after, limit: limit)

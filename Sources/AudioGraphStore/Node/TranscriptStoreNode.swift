@@ -2,12 +2,15 @@ import AudioGraphCore
 import Foundation
 
 /// `transcript-store`: keeps a recognizer's final results in a transcript store (SQLite in WAL mode by
-/// default), for `TranscriptsRequest`, `CallLogsRequest` and `audiograph transcripts` / `audiograph calls`.
+/// default, or PostgreSQL), for `TranscriptsRequest`, `CallLogsRequest` and `audiograph transcripts` /
+/// `audiograph calls`.
 ///
-/// - **Where.** `path`, or by default `$XDG_DATA_HOME/audiograph/transcripts.sqlite` (when `XDG_DATA_HOME` is
-///   an absolute path), else `~/.local/share/audiograph/transcripts.sqlite`. Transcript JSON files go in
+/// - **Where.** `path` (a SQLite file), or `store` (a `postgres://` URL, or a SQLite path) — one of them, not
+///   both; by default `$XDG_DATA_HOME/audiograph/transcripts.sqlite` (when `XDG_DATA_HOME` is an absolute
+///   path), else `~/.local/share/audiograph/transcripts.sqlite`. With SQLite, transcript JSON files go in
 ///   `transcripts/` beside it, one `<tid>.json` per transcript (that file's `file://` URL is the record's
-///   `transcriptUrl`).
+///   `transcriptUrl`). With PostgreSQL there are no JSON files (the machines sharing the database share no
+///   folder): `transcriptUrl` is empty, and the utterances are read from the database.
 /// - **Session.** At start: a session row for this run — id `session.id` from the config, or
 ///   `run-<epoch>-<random>`; room `session.room` or ""; start time now (epoch seconds). At end of stream, on
 ///   SIGINT and after another node failed: its end time. A killed run leaves end time 0. The session's
@@ -22,19 +25,24 @@ import Foundation
 ///   valid after every write. A crash loses at most the utterance in progress. Partials are ignored; a second
 ///   final for a segment, and finals with no text and no words, too.
 /// - **Language**: the result's own, else the last `setLanguage`, else the session's `captionLanguage`.
-/// - **Errors**: a store that cannot be opened or created exits 73 (naming the path); a failed write exits 74.
+/// - **Errors**: a store that cannot be opened or created exits 73 (naming the path, or the URL with its
+///   password masked); a failed write exits 74. Both `path` and `store`: a config error (exit 65).
 public final class TranscriptStoreNode: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "transcript-store",
-        summary: "Keeps final transcripts in a SQLite store (WAL) for `audiograph transcripts` and `calls`: a session row "
-            + "per run, a transcript per transcription run, and a JSON file per transcript. Each final is written as "
-            + "it arrives, so a crash loses at most the utterance in progress.",
+        summary: "Keeps final transcripts in a SQLite store (WAL) or a PostgreSQL database for `audiograph transcripts` "
+            + "and `calls`: a session row per run, a transcript per transcription run, and (SQLite) a JSON file per "
+            + "transcript. Each final is written as it arrives, so a crash loses at most the utterance in progress.",
         category: .sink,
         parameters: [
             ParameterSpec("path", .path(.output),
                           doc: "The SQLite store; created with its folder when missing. Default: "
                             + "$XDG_DATA_HOME/audiograph/transcripts.sqlite, else ~/.local/share/audiograph/transcripts.sqlite. "
-                            + "Transcript JSON files go in transcripts/ beside it."),
+                            + "Transcript JSON files go in transcripts/ beside it. Give path or store, not both."),
+            ParameterSpec("store", .string, default: "",
+                          doc: "Where the store is, as `--store` takes it: a postgres:// (or postgresql://) URL, "
+                            + "postgres://user:password@host:5432/database, for a PostgreSQL database shared by several "
+                            + "machines (no transcript JSON files then), or a SQLite path. Give path or store, not both."),
             ParameterSpec("url", .string, default: "",
                           doc: "Recorded as the session's `url` (for example where its recording is kept)."),
         ],
@@ -42,17 +50,22 @@ public final class TranscriptStoreNode: AudioNode {
         outputs: [],
         execution: .queued(capacity: 256))
 
-    /// Opens a store at a path (the SQLite store by default; embedders pass another backend).
+    /// Opens a store at a location: a path or a URL (`TranscriptStores.open` by default; embedders pass
+    /// another backend).
     public typealias StoreFactory = @Sendable (String) throws(TranscriptsError) -> any TranscriptStore
 
-    /// The store's path (the default one when the config gives none).
+    /// Where the store is, as `openStore` gets it: the SQLite path (the default one when the config gives
+    /// none), or the database URL (with its password).
+    public let location: String
+    /// The store's path, or its URL with the password masked: what messages name.
     public let path: String
     /// The session id this run's rows carry.
     public let sessionID: String
     private let configuration: NodeConfiguration
     private let openStore: StoreFactory
     private let now: @Sendable () -> Int64
-    private let transcriptFolder: String
+    /// Where transcript JSON files go; nil for a database server.
+    private let transcriptFolder: String?
 
     private var store: (any TranscriptStore)?
     private var sessionKey: Int64?
@@ -65,13 +78,13 @@ public final class TranscriptStoreNode: AudioNode {
     private struct OpenTranscript {
         var key: Int64
         var tid: String
-        var file: TranscriptFile
+        var file: TranscriptFile?
         var segments: Set<Int> = []
     }
 
     public convenience init(configuration: NodeConfiguration) throws {
-        try self.init(configuration: configuration, openStore: { path throws(TranscriptsError) in
-            try SQLiteTranscriptStore(path: path)
+        try self.init(configuration: configuration, openStore: { location throws(TranscriptsError) in
+            try TranscriptStores.open(location: location)
         })
     }
 
@@ -82,8 +95,20 @@ public final class TranscriptStoreNode: AudioNode {
         self.configuration = configuration
         self.openStore = openStore
         now = clock
-        path = configuration.path("path") ?? TranscriptStoreLocation.defaultPath()
-        transcriptFolder = TranscriptStoreLocation.transcriptFolder(forStoreAt: path)
+        let store = configuration.string("store").flatMap { $0.isEmpty ? nil : $0 }
+        if store != nil, configuration.string("path") != nil {
+            throw configuration.error("give path (a SQLite file) or store (a postgres:// URL or a path), not both",
+                                      parameter: "store")
+        }
+        if let store, TranscriptStores.isDatabaseURL(store) {
+            location = store
+            transcriptFolder = nil
+        } else {
+            location = store.map { NodeConfiguration.resolve($0, against: configuration.baseDirectory) }
+                ?? configuration.path("path") ?? TranscriptStoreLocation.defaultPath()
+            transcriptFolder = TranscriptStoreLocation.transcriptFolder(forStoreAt: location)
+        }
+        path = TranscriptStores.describe(location: location)
         sessionID = configuration.session.id.flatMap { $0.isEmpty ? nil : $0 } ?? Self.generatedSessionID()
         language = configuration.session.captionLanguage
     }
@@ -103,17 +128,19 @@ public final class TranscriptStoreNode: AudioNode {
     public func start(_ context: NodeContext) throws {
         let store: any TranscriptStore
         do {
-            store = try openStore(path)
+            store = try openStore(location)
         } catch {
             throw GraphError(.cannotCreateOutput, at: path, "cannot open the transcript store: \(error.message)",
                              node: configuration.id)
         }
-        do {
-            try FileManager.default.createDirectory(atPath: transcriptFolder, withIntermediateDirectories: true)
-        } catch {
-            store.close()
-            throw GraphError(.cannotCreateOutput, at: transcriptFolder, "cannot create the transcripts folder",
-                             node: configuration.id)
+        if let transcriptFolder {
+            do {
+                try FileManager.default.createDirectory(atPath: transcriptFolder, withIntermediateDirectories: true)
+            } catch {
+                store.close()
+                throw GraphError(.cannotCreateOutput, at: transcriptFolder, "cannot create the transcripts folder",
+                                 node: configuration.id)
+            }
         }
         let startTime = now()
         do {
@@ -147,29 +174,33 @@ public final class TranscriptStoreNode: AudioNode {
             throw GraphError(.io, at: path, "cannot write the utterance: \(error.message)", node: configuration.id)
         }
         do {
-            try open.file.append(utterance)
+            try open.file?.append(utterance)
         } catch {
-            open.file.close()
+            open.file?.close()
             throw GraphError(error.code, at: error.location, error.message, node: configuration.id)
         }
     }
 
     private func openTranscript(_ store: any TranscriptStore, sessionKey: Int64, language: String) throws(GraphError) -> OpenTranscript {
         let tid = Self.generatedTID()
-        let filePath = URL(fileURLWithPath: transcriptFolder).appendingPathComponent("\(tid).json").path
-        let file: TranscriptFile
-        do {
-            file = try TranscriptFile(path: filePath, tid: tid, sessionID: sessionID, language: language)
-        } catch {
-            throw GraphError(error.code, at: error.location, error.message, node: configuration.id)
+        var file: TranscriptFile?
+        var transcriptURL = ""
+        if let transcriptFolder {
+            let filePath = URL(fileURLWithPath: transcriptFolder).appendingPathComponent("\(tid).json").path
+            do {
+                file = try TranscriptFile(path: filePath, tid: tid, sessionID: sessionID, language: language)
+            } catch {
+                throw GraphError(error.code, at: error.location, error.message, node: configuration.id)
+            }
+            transcriptURL = URL(fileURLWithPath: filePath).absoluteString
         }
         let key: Int64
         do {
             key = try store.beginTranscript(NewTranscript(
                 tid: tid, sessionKey: sessionKey, sessionID: sessionID, language: language,
-                startTime: runStartedAt ?? now(), transcriptURL: URL(fileURLWithPath: filePath).absoluteString))
+                startTime: runStartedAt ?? now(), transcriptURL: transcriptURL))
         } catch {
-            file.close()
+            file?.close()
             throw GraphError(.io, at: path, "cannot write the transcript: \(error.message)", node: configuration.id)
         }
         return OpenTranscript(key: key, tid: tid, file: file)
@@ -195,7 +226,7 @@ public final class TranscriptStoreNode: AudioNode {
         transcript = nil
         var failure: GraphError?
         do {
-            try open.file.finalize()
+            try open.file?.finalize()
         } catch {
             failure = GraphError(error.code, at: error.location, error.message, node: configuration.id)
         }
@@ -247,5 +278,5 @@ extension String {
 }
 
 extension TranscriptStoreNode: TranscriptStoreRole {
-    public var storeLocation: String { path }
+    public var storeLocation: String { location }
 }

@@ -18,6 +18,9 @@ import Synchronization
 /// - (version 2) `session_participants(session_row → sessions.id, user)` — who took part in a run; index
 ///   `(user, session_row)`. `access_tokens(id PRIMARY KEY, user, secret_hash BLOB, created, revoked)` — the
 ///   HTTP API's tokens (`AccessTokenStore`): only a hash of each secret.
+/// - (version 3) `work_items(id INTEGER PRIMARY KEY, key UNIQUE, path, session_id, room, state
+///   queued|running|done|failed, attempts, lease_until (epoch seconds, REAL), token, worker, last_error,
+///   created_at, updated_at)` — the batch `WorkQueue` (see `SQLiteTranscriptStore+WorkQueue.swift`).
 ///
 /// Times are epoch seconds (integers); utterance times are seconds of stream time.
 ///
@@ -84,6 +87,24 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         );
         CREATE INDEX access_tokens_by_user ON access_tokens(user);
         """,
+        """
+        CREATE TABLE work_items (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            path TEXT NOT NULL,
+            session_id TEXT,
+            room TEXT,
+            state TEXT NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_until REAL,
+            token TEXT,
+            worker TEXT,
+            last_error TEXT,
+            created_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0),
+            updated_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+        );
+        CREATE INDEX work_items_by_state ON work_items(state, id);
+        """,
     ]
 
     /// The columns of a transcript row (`metaData`): the transcript's own and its session's room and url.
@@ -119,17 +140,38 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         } else if !FileManager.default.fileExists(atPath: path) {
             throw .storeUnavailable("no store at \(path)")
         }
-        let database: SQLiteDatabase
-        do {
-            database = try SQLiteDatabase(path: path, create: create)
-            try Self.migrate(database)
-        } catch {
-            throw Self.translate(error)
-        }
-        state = Mutex(database)
+        state = Mutex(try Self.openAndMigrate(path: path, create: create))
     }
 
     deinit { close() }
+
+    /// Opens and migrates, retrying while another connection holds the lock. Several processes or threads
+    /// opening a new store at once (a batch's parallel pipelines) race to switch it to WAL and to migrate it;
+    /// SQLite answers some of those races with SQLITE_BUSY at once instead of waiting out the busy timeout
+    /// (changing the journal mode is one), so the open is retried for up to 10 s.
+    private static func openAndMigrate(path: String, create: Bool) throws(TranscriptsError) -> SQLiteDatabase {
+        var delayMs: UInt32 = 5
+        var waitedMs: UInt32 = 0
+        while true {
+            do throws(SQLiteError) {
+                let database = try SQLiteDatabase(path: path, create: create)
+                do throws(SQLiteError) {
+                    try migrate(database)
+                } catch {
+                    database.close()
+                    throw error
+                }
+                return database
+            } catch {
+                guard error.primaryCode == SQLITE_BUSY || error.primaryCode == SQLITE_LOCKED, waitedMs < 10_000 else {
+                    throw translate(error)
+                }
+                usleep(delayMs * 1000)  // back off: another opener holds the lock for a moment
+                waitedMs += delayMs
+                delayMs = min(delayMs * 2, 200)
+            }
+        }
+    }
 
     static func migrate(_ database: SQLiteDatabase) throws(SQLiteError) {
         // Check outside a transaction first: a store at the current version opens without taking the write lock.
@@ -250,6 +292,28 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     public func endSession(_ session: Int64, endTime: Int64) throws(TranscriptsError) {
         try withDatabase { database throws(SQLiteError) in
             try database.run("UPDATE sessions SET end_time = ? WHERE id = ?", [.integer(endTime), .integer(session)])
+        }
+    }
+
+    @discardableResult
+    public func removeSession(sessionID: String) throws(TranscriptsError) -> Int {
+        try withDatabase { database throws(SQLiteError) in
+            try database.transaction { () throws(SQLiteError) in
+                try database.run("""
+                    DELETE FROM utterances WHERE transcript IN (
+                        SELECT id FROM transcripts WHERE session_id = ?1
+                        OR session_row IN (SELECT id FROM sessions WHERE session_id = ?1))
+                    """, [.text(sessionID)])
+                try database.run("""
+                    DELETE FROM transcripts WHERE session_id = ?1
+                    OR session_row IN (SELECT id FROM sessions WHERE session_id = ?1)
+                    """, [.text(sessionID)])
+                try database.run("""
+                    DELETE FROM session_participants WHERE session_row IN (SELECT id FROM sessions WHERE session_id = ?)
+                    """, [.text(sessionID)])
+                try database.run("DELETE FROM sessions WHERE session_id = ?", [.text(sessionID)])
+                return database.changes
+            }
         }
     }
 

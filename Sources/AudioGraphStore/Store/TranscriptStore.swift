@@ -8,8 +8,9 @@ import Darwin
 #endif
 
 /// Where transcripts are kept: sessions (one row per run), transcripts (one per transcription run of a
-/// session) and their utterances. `SQLiteTranscriptStore` is the embedded default; another backend (a
-/// server database) conforms to the same protocol, like swift-log's `LogHandler`.
+/// session) and their utterances. `SQLiteTranscriptStore` is the embedded default; `PostgresTranscriptStore` (a
+/// server database, for several machines) conforms to the same protocol, like swift-log's `LogHandler`.
+/// `TranscriptStores.open(location:create:)` picks one by location: a `postgres://` URL or a SQLite path.
 ///
 /// The protocol is small and synchronous: the `transcript-store` node calls it from its own worker thread, and
 /// `TranscriptsRequest` / `CallLogsRequest` call it off the caller's task (on a dispatch queue), so an
@@ -34,6 +35,12 @@ public protocol TranscriptStore: AnyObject, Sendable {
     func finishTranscript(_ transcript: Int64, endTime: Int64) throws(TranscriptsError)
     /// Sets a session's end time (the run ended).
     func endSession(_ session: Int64, endTime: Int64) throws(TranscriptsError)
+    /// Removes everything session id `sessionID` holds — its session rows (every run), their participants, its
+    /// transcripts and their utterances — in one transaction, and returns how many session rows went. A batch
+    /// worker calls it before transcribing a file again, so a retried file's half-written transcript is
+    /// replaced, not duplicated. (Files a store keeps beside it, like `TranscriptFile`s, are left alone.)
+    @discardableResult
+    func removeSession(sessionID: String) throws(TranscriptsError) -> Int
 
     // MARK: Reading
 

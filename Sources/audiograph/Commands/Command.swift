@@ -15,7 +15,7 @@ enum CLI {
 
     static var commands: [any Command.Type] { [
         RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
-        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, PluginsCommand.self,
+        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, PluginsCommand.self, BatchCommand.self, WorkerCommand.self,
     ] }
 
     static var overview: String {

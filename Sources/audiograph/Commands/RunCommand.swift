@@ -122,11 +122,11 @@ extension RunCommand {
             throw GraphError(.invalidConfig, at: "serve.store",
                              "no store to serve: add a transcript-store node or give serve.store")
         }
-        let store: SQLiteTranscriptStore
+        let store: any FullTranscriptStore
         do {
-            store = try SQLiteTranscriptStore(path: path)
+            store = try TranscriptStores.open(location: path)
         } catch {
-            throw GraphError(.cannotCreateOutput, at: path, error.message)
+            throw GraphError(.cannotCreateOutput, at: TranscriptStores.describe(location: path), error.message)
         }
         let server = try ServeOptions.start(store: store, listen: listen, at: "serve.listen")
         ServeOptions.attach(session, graph: graph, to: server)

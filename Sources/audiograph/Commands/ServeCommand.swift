@@ -79,7 +79,7 @@ enum ServeOptions {
         return address
     }
 
-    static func start(store: SQLiteTranscriptStore, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
+    static func start(store: any FullTranscriptStore, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
                       at location: String) throws(GraphError) -> TranscriptServer {
         let server: TranscriptServer
         do {

@@ -78,23 +78,15 @@ struct TokensCommand: Command {
         return user
     }
 
-    private static func openStore(_ args: Arguments, create: Bool) throws(GraphError) -> SQLiteTranscriptStore {
-        guard create else { return try StoreOptions.openStore(args) }
-        let path = StoreOptions.path(args)
-        do {
-            return try SQLiteTranscriptStore(path: path, create: true)
-        } catch .malformedData(let detail) {
-            throw GraphError(.invalidConfig, at: path, detail)
-        } catch {
-            throw GraphError(.cannotCreateOutput, at: path, error.message)
-        }
+    private static func openStore(_ args: Arguments, create: Bool) throws(GraphError) -> any FullTranscriptStore {
+        try StoreOptions.openStore(args, create: create)
     }
 
     private static func error(_ error: TokenError, _ args: Arguments) -> GraphError {
         switch error {
         case .badUser: return GraphError(.usage, at: "--user", error.description)
         case .noRandomness: return GraphError(.unavailable, at: "tokens", error.description)
-        case .store(let storeError): return StoreOptions.error(storeError, store: StoreOptions.path(args))
+        case .store(let storeError): return StoreOptions.error(storeError, store: StoreOptions.describe(args))
         }
     }
 }

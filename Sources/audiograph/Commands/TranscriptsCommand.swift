@@ -23,7 +23,8 @@ struct TranscriptsCommand: Command {
                          pages 1…P, each one index lookup.
           --all          Print every page.
           --timings      Print each page's fetch time on stderr.
-          --store PATH   The store (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+          --store PATH   The store: a SQLite path or a postgres://user:password@host/db URL (default:
+                         $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
                          ~/.local/share/audiograph/transcripts.sqlite).
           --json         Print records as JSON, with the fields tid, mid, roomName, startTime, endTime (epoch
                          seconds), url, transcriptDate, transcriptUrl, metaData (show adds language and
@@ -89,10 +90,10 @@ struct TranscriptsCommand: Command {
         do {
             detail = try store.detail(tid: tid)
         } catch {
-            throw StoreOptions.error(error, store: store.path)
+            throw StoreOptions.error(error, store: StoreOptions.describe(args))
         }
         guard let detail else {
-            throw GraphError(.missingInput, at: tid, "no transcript with this id in \(store.path); "
+            throw GraphError(.missingInput, at: tid, "no transcript with this id in \(StoreOptions.describe(args)); "
                 + "see `audiograph transcripts list --session ID`")
         }
         if args.flag("--json") {
@@ -145,24 +146,36 @@ enum StoreOptions {
         }
     }
 
-    /// `--store` resolved against the working folder, or the default store path.
+    /// Where the store is: `--store` as given when it is a `postgres://` URL, else resolved against the working
+    /// folder; or the default store path.
     static func path(_ args: Arguments) -> String {
-        args.value("--store").map { NodeConfiguration.resolve($0, against: FileManager.default.currentDirectoryPath) }
-            ?? TranscriptStoreLocation.defaultPath()
+        guard let store = args.value("--store") else { return TranscriptStoreLocation.defaultPath() }
+        if TranscriptStores.isDatabaseURL(store) { return store }
+        return NodeConfiguration.resolve(store, against: FileManager.default.currentDirectoryPath)
     }
 
-    /// The store at `--store` or the default path; exit 66 naming the path when there is none.
-    static func openStore(_ args: Arguments) throws(GraphError) -> SQLiteTranscriptStore {
-        let path = path(args)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw GraphError(.missingInput, at: path, "no transcript store here; run a pipeline with a transcript-store "
-                + "node, or pass --store PATH")
+    /// The store's location as messages name it: the path, or the URL with its password masked.
+    static func describe(_ args: Arguments) -> String {
+        TranscriptStores.describe(location: path(args))
+    }
+
+    /// The store at `--store` (a SQLite path or a `postgres://` URL) or the default path; exit 66 naming it when
+    /// there is none (no file; a database without audiograph's tables). With `create`, a missing store is made.
+    static func openStore(_ args: Arguments, create: Bool = false) throws(GraphError) -> any FullTranscriptStore {
+        let location = path(args)
+        let shown = TranscriptStores.describe(location: location)
+        if !create, !TranscriptStores.isDatabaseURL(location) {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw GraphError(.missingInput, at: location, "no transcript store here; run a pipeline with a transcript-store "
+                    + "node, or pass --store PATH (or a postgres:// URL)")
+            }
         }
         do {
-            return try SQLiteTranscriptStore(path: path, create: false)
+            return try TranscriptStores.open(location: location, create: create)
         } catch {
-            throw Self.error(error, store: path, opening: true)
+            if create, case .storeUnavailable = error { throw GraphError(.cannotCreateOutput, at: shown, error.message) }
+            throw Self.error(error, store: shown, opening: true)
         }
     }
 

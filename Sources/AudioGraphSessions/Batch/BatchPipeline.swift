@@ -1,0 +1,85 @@
+import AudioGraphCore
+import AudioGraphStore
+import Foundation
+
+/// The pipeline a batch runs once per file: the config, with per file
+/// - the one `file-source` node's `path` set to the file,
+/// - `session.id` set to the line's session (default: from the file name), `session.room` to its room when it
+///   has one, and `session.autoStartTranscription` on (nobody is there to press `t`),
+/// - every `transcript-store` node's `store` set to the batch's store (a path or a `postgres://` URL; its `path`
+///   removed), when the batch has one (`--store`).
+public struct BatchPipeline: Sendable {
+    public static let sourceType = "file-source"
+    public static let storeType = "transcript-store"
+
+    /// The config file, for messages.
+    public let configPath: String
+    public let spec: GraphSpec
+    /// The id of the file-source node each file is read by.
+    public let sourceNode: String
+    /// The ids of the transcript-store nodes.
+    public let storeNodes: [String]
+    /// Where transcripts go instead of the config's store path (nil: as the config says).
+    public let store: String?
+
+    /// Loads the config at `configPath` (with `--set` overrides) and finds its file source: exactly one
+    /// `file-source` node, else an `invalidConfig` error naming the config.
+    public init(configPath: String, overrides: [String] = [], store: String? = nil) throws(GraphError) {
+        try self.init(spec: ConfigLoader.load(path: configPath, overrides: overrides), configPath: configPath, store: store)
+    }
+
+    public init(spec: GraphSpec, configPath: String, store: String? = nil) throws(GraphError) {
+        self.configPath = configPath
+        self.spec = spec
+        self.store = store
+        let sources = spec.nodes.filter { $0.type == Self.sourceType }.map(\.id)
+        guard sources.count == 1 else {
+            throw GraphError(.invalidConfig, at: "\(configPath): nodes", sources.isEmpty
+                ? "no \(Self.sourceType) node; a batch pipeline reads each manifest file with exactly one \(Self.sourceType)"
+                : "\(sources.count) \(Self.sourceType) nodes (\(sources.joined(separator: ", "))); a batch pipeline needs "
+                    + "exactly one, which reads each manifest file")
+        }
+        sourceNode = sources[0]
+        storeNodes = spec.nodes.filter { $0.type == Self.storeType }.map(\.id)
+    }
+
+    /// The session id `item` runs under.
+    public func sessionID(for item: WorkItem) -> String {
+        item.sessionID ?? BatchManifest.defaultSessionID(for: item.path)
+    }
+
+    /// The config for one file.
+    public func spec(for item: WorkItem) -> GraphSpec {
+        var spec = self.spec
+        for index in spec.nodes.indices {
+            if spec.nodes[index].id == sourceNode {
+                spec.nodes[index].parameters["path"] = .string(item.path)
+            } else if let store, spec.nodes[index].type == Self.storeType {
+                // `store` takes a path or a URL; the node takes `path` or `store`, not both.
+                spec.nodes[index].parameters["path"] = Optional<JSONValue>.none
+                spec.nodes[index].parameters["store"] = .string(store)
+            }
+        }
+        spec.session.id = sessionID(for: item)
+        if let room = item.room { spec.session.room = room }
+        spec.session.autoStartTranscription = true
+        return spec
+    }
+
+    /// Checks every node's type and parameters against `registry` without opening any file, so a bad pipeline
+    /// is one error (exit 65, naming the config) before any file runs.
+    public func validate(registry: NodeRegistry, samplePath: String = "input.wav") throws(GraphError) {
+        for node in spec(for: WorkItem(key: samplePath, path: samplePath)).nodes {
+            let path = JSONPath.root / "nodes" / node.id
+            guard let entry = registry.entry(for: node.type) else {
+                throw GraphError(.invalidConfig, at: "\(configPath): \(path / "type")", "unknown node type \"\(node.type)\""
+                    + Suggestions.hint(for: node.type, in: registry.typeNames) + " (see `audiograph nodes`)")
+            }
+            do {
+                _ = try ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)
+            } catch {
+                throw GraphError(error.code, at: "\(configPath): \(error.location)", error.message, node: error.nodeID)
+            }
+        }
+    }
+}
