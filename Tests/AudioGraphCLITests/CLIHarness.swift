@@ -65,8 +65,10 @@ enum Harness {
                              in: directory, sourceLocation: sourceLocation)
     }
 
-    /// Runs `executable` with `arguments` in `directory` and waits for it to exit.
+    /// Runs `executable` with `arguments` in `directory` (and `environment`, else this process's) and waits for
+    /// it to exit.
     static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
+                    environment: [String: String]? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         let name = UUID().uuidString
         let outURL = directory.url.appendingPathComponent(".\(name).stdout")
@@ -79,6 +81,7 @@ enum Harness {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = directory.url
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out

@@ -20,38 +20,11 @@ enum PluginTests {
                              sourceLocation: sourceLocation)
     }
 
-    /// Runs `executable` with `environment` (Harness.run with the environment set), stdout and stderr to files.
+    /// Runs `executable` with `environment` (this process's by default).
     static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
-        let name = UUID().uuidString
-        let outURL = directory.url.appendingPathComponent(".\(name).stdout")
-        let errURL = directory.url.appendingPathComponent(".\(name).stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = directory.url
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        let exit = try await Harness.runToExit(process)
-        try out.close()
-        try err.close()
-        let result = CLIResult(arguments: arguments, status: exit.status, signalled: exit.signalled, timedOut: exit.timedOut,
-                               stdout: try String(contentsOf: outURL, encoding: .utf8),
-                               stderr: try String(contentsOf: errURL, encoding: .utf8))
-        try? FileManager.default.removeItem(at: outURL)
-        try? FileManager.default.removeItem(at: errURL)
-        if result.timedOut {
-            Issue.record("\(executable.lastPathComponent) \(arguments) did not exit within \(Int(Harness.timeout)) s; killed",
-                         sourceLocation: sourceLocation)
-        }
-        return result
+        try await Harness.run(executable, arguments, in: directory, environment: environment, sourceLocation: sourceLocation)
     }
 
     /// sox's `stats` of a sound file: "Pk lev dB", "RMS lev dB", ... (the first, overall column).
