@@ -15,7 +15,7 @@ import Darwin
 /// instead of hanging.
 enum Harness {
     /// The most a single child process may take before it is killed.
-    static let timeout: Double = 60
+    static let timeout: Double = 180
 
     /// The built `audiograph` executable: `AUDIOGRAPH_BINARY` when set, else the one in the build products
     /// folder that holds the test bundle (`swift build --build-tests` builds both there).

@@ -51,6 +51,25 @@ struct PostgresStoreTests {
         #expect(try store.storedSchemaVersion() == PostgresTranscriptStore.schemaVersion)
     }
 
+    @Test("a version 1 queue is upgraded in place: its items stay claimable, without a pipeline")
+    func upgradeFromVersion1() throws {
+        let fixture = try TestStore(.postgres, open: false)
+        do {
+            let old = try PostgresConnection(url: fixture.location)
+            defer { old.close() }
+            try old.executeScript("CREATE TABLE audiograph_schema (version INTEGER NOT NULL)")
+            try old.executeScript("INSERT INTO audiograph_schema (version) VALUES (1)")
+            try old.executeScript(PostgresTranscriptStore.migrations[0])
+            try old.executeScript("INSERT INTO work_items (key, path) VALUES ('old', '/old.wav')")
+        }
+        let store = try PostgresTranscriptStore(url: fixture.location)
+        defer { store.close() }
+        #expect(try store.storedSchemaVersion() == PostgresTranscriptStore.schemaVersion)
+        let claim = try #require(try store.claim(worker: "w", lease: 60, maxAttempts: 3))
+        #expect(claim.item == WorkItem(key: "old", path: "/old.wav"))
+        #expect(claim.item.pipeline == nil)
+    }
+
     @Test("a schema newer than this version is malformed_data, not migrated down")
     func newerSchema() throws {
         let fixture = try TestStore(.postgres)

@@ -64,6 +64,22 @@ struct SQLiteStoreTests {
         _ = try SQLiteTranscriptStore(path: path)  // a second open does not re-run them (CREATE TABLE would fail)
     }
 
+    @Test("a version 3 queue is upgraded in place: its items stay claimable, without a pipeline")
+    func upgradeFromVersion3() throws {
+        let folder = try ScratchFolder()
+        let path = folder.file("v3.sqlite")
+        let old = try SQLiteDatabase(path: path, create: true)
+        for migration in SQLiteTranscriptStore.migrations[0..<3] { try old.execute(migration) }
+        try old.setUserVersion(3)
+        try old.run("INSERT INTO work_items (key, path) VALUES ('old', '/old.wav')")
+        old.close()
+        let store = try SQLiteTranscriptStore(path: path)
+        #expect(try store.storedSchemaVersion() == SQLiteTranscriptStore.schemaVersion)
+        let claim = try #require(try store.claim(worker: "w", lease: 60, maxAttempts: 3))
+        #expect(claim.item == WorkItem(key: "old", path: "/old.wav"))
+        #expect(claim.item.pipeline == nil)
+    }
+
     @Test("a version 1 store is upgraded in place: its rows stay, and its sessions have no participants")
     func upgradeFromVersion1() throws {
         let folder = try ScratchFolder()

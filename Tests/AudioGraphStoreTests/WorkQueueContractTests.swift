@@ -35,6 +35,28 @@ struct WorkQueueContractTests {
         #expect(try queue.status().running == 6)
     }
 
+    @Test("an item's pipeline and its base folder round-trip through enqueue and claim", arguments: StoreBackend.tested)
+    func pipelineRoundTrip(_ backend: StoreBackend) throws {
+        let fixture = try TestStore(backend)
+        let queue = fixture.store
+        let config = "{\"nodes\": {\"src\": {\"type\": \"file-source\", \"path\": \"x.wav\"}}, \"note\": \"é ' \\\\ $1\"}\n"
+        let with = WorkItem(key: "p1", path: "/audio/p1.wav", sessionID: "p1", pipeline: config, pipelineBase: "/configs/batch")
+        let without = WorkItem(key: "p2", path: "/audio/p2.wav")
+        #expect(try queue.enqueue([with, without]) == 2)
+        let first = try #require(try queue.claim(worker: "w", lease: 60, maxAttempts: 3))
+        #expect(first.item == with)
+        #expect(first.item.pipeline == config)
+        #expect(first.item.pipelineBase == "/configs/batch")
+        let second = try #require(try queue.claim(worker: "w", lease: 60, maxAttempts: 3))
+        #expect(second.item == without)
+        #expect(second.item.pipeline == nil && second.item.pipelineBase == nil)
+        // A retried claim (lease expired) carries the pipeline too.
+        #expect(try queue.fail(first, error: "boom", maxAttempts: 3))
+        let again = try #require(try queue.claim(worker: "w2", lease: 60, maxAttempts: 3))
+        #expect(again.attempt == 2)
+        #expect(again.item.pipeline == config)
+    }
+
     @Test("concurrent claims from many connections never hand out the same item", arguments: StoreBackend.tested)
     func exclusiveClaims(_ backend: StoreBackend) throws {
         let fixture = try TestStore(backend)

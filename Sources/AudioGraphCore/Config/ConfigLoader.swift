@@ -42,7 +42,7 @@ public enum ConfigLoader {
 
     /// Applies one `node.param=value` override. The value is read as JSON when it parses (numbers, booleans),
     /// else as a string.
-    static func apply(override: String, to root: inout JSONValue) throws(GraphError) {
+    public static func apply(override: String, to root: inout JSONValue) throws(GraphError) {
         let location = "--set \(override)"
         guard let equals = override.firstIndex(of: "=") else {
             throw GraphError(.usage, at: location, "expected node.param=value")

@@ -28,6 +28,36 @@ public struct BatchPipeline: Sendable {
         try self.init(spec: ConfigLoader.load(path: configPath, overrides: overrides), configPath: configPath, store: store)
     }
 
+    /// The pipeline a queue item carries (`WorkItem.pipeline`, `pipelineBase`): config text whose relative paths
+    /// are from `baseDirectory`. `name` stands for the config in messages.
+    public init(text: String, baseDirectory: String, name: String, overrides: [String] = [],
+                store: String? = nil) throws(GraphError) {
+        try self.init(spec: ConfigLoader.parse(text, baseDirectory: baseDirectory, fileName: name, overrides: overrides),
+                      configPath: name, store: store)
+    }
+
+    /// The config at `configPath` as a queue stores it with each item, so a worker on another machine needs only
+    /// the store: its text (with `overrides` applied) and its folder as an absolute path (what relative paths
+    /// inside it are resolved against, as `ConfigLoader.load` resolves them).
+    public static func queued(configPath: String, overrides: [String] = []) throws(GraphError) -> (text: String, base: String) {
+        guard let data = FileManager.default.contents(atPath: configPath) else {
+            throw GraphError(.missingInput, at: configPath, "cannot read the config file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GraphError(.invalidConfig, at: configPath, "the config file is not UTF-8 text")
+        }
+        let base = URL(fileURLWithPath: configPath).standardizedFileURL.deletingLastPathComponent().path
+        if overrides.isEmpty { return (text, base) }
+        var root: JSONValue
+        do {
+            root = try JSONParser.parse(text)
+        } catch {
+            throw GraphError(.invalidConfig, at: "\(configPath):\(error.line):\(error.column)", "invalid JSON: \(error.message)")
+        }
+        for override in overrides { try ConfigLoader.apply(override: override, to: &root) }
+        return (JSONWriter.pretty(root) + "\n", base)
+    }
+
     public init(spec: GraphSpec, configPath: String, store: String? = nil) throws(GraphError) {
         self.configPath = configPath
         self.spec = spec

@@ -198,7 +198,13 @@ public final class BatchRunner: Sendable {
         public var results: [BatchFileResult]
         /// The queue failed (a claim, heartbeat bookkeeping or result could not be written); the worker stopped.
         public var queueError: TranscriptsError?
+        /// A claimed item's pipeline could not be had (none stored and none given, or it does not load); the
+        /// item's attempt was failed with this error and the worker stopped.
+        public var pipelineError: GraphError?
     }
+
+    /// The runner for a claimed item: the one pipeline a worker was given, or the item's own (`WorkItem.pipeline`).
+    public typealias Resolver = @Sendable (WorkItem) throws(GraphError) -> BatchRunner
 
     /// Claims items from `queue` and runs them, `options.jobs` at once, until nothing is claimable (or, with
     /// `wait`, until `control.stop()`). While a file runs, a timer extends its lease every `lease / 3` seconds;
@@ -207,9 +213,19 @@ public final class BatchRunner: Sendable {
     public func work(queue: any WorkQueue, options: WorkerOptions,
                      onStart: @escaping @Sendable (WorkClaim) -> Void = { _ in },
                      onFinish: @escaping @Sendable (BatchFileResult) -> Void = { _ in }) -> WorkOutcome {
+        Self.work(queue: queue, control: control, options: options, resolve: { _ throws(GraphError) in self },
+                  onStart: onStart, onFinish: onFinish)
+    }
+
+    /// `work` with each claimed item run by the runner `resolve` gives for it (sharing `control`). When
+    /// `resolve` throws, the item's attempt is failed with that error and the worker stops (`pipelineError`).
+    public static func work(queue: any WorkQueue, control: BatchControl, options: WorkerOptions, resolve: @escaping Resolver,
+                            onStart: @escaping @Sendable (WorkClaim) -> Void = { _ in },
+                            onFinish: @escaping @Sendable (BatchFileResult) -> Void = { _ in }) -> WorkOutcome {
         let results = Mutex<[BatchFileResult]>([])
         let queueError = Mutex<TranscriptsError?>(nil)
-        Self.onThreads(max(1, options.jobs)) { [self] thread in
+        let pipelineError = Mutex<GraphError?>(nil)
+        onThreads(max(1, options.jobs)) { thread in
             let worker = options.jobs > 1 ? "\(options.name)/\(thread + 1)" : options.name
             while !control.isStopping, queueError.withLock({ $0 == nil }) {
                 let claim: WorkClaim?
@@ -226,8 +242,21 @@ public final class BatchRunner: Sendable {
                     }
                     return
                 }
+                let runner: BatchRunner
+                do throws(GraphError) {
+                    runner = try resolve(claim.item)
+                } catch {
+                    pipelineError.withLock { $0 = $0 ?? error }
+                    control.stop()
+                    do throws(TranscriptsError) {
+                        _ = try queue.fail(claim, error: error.description, maxAttempts: options.maxAttempts)
+                    } catch {
+                        queueError.withLock { $0 = $0 ?? error }
+                    }
+                    return
+                }
                 onStart(claim)
-                var result = runClaimed(claim, queue: queue, lease: options.lease)
+                var result = runner.runClaimed(claim, queue: queue, lease: options.lease)
                 do throws(TranscriptsError) {
                     let mine: Bool
                     if result.succeeded {
@@ -246,7 +275,8 @@ public final class BatchRunner: Sendable {
                 onFinish(result)
             }
         }
-        return WorkOutcome(results: results.withLock { $0 }, queueError: queueError.withLock { $0 })
+        return WorkOutcome(results: results.withLock { $0 }, queueError: queueError.withLock { $0 },
+                           pipelineError: pipelineError.withLock { $0 })
     }
 
     /// Runs a claimed item with a heartbeat timer; stops the run when the claim is lost.

@@ -20,7 +20,9 @@ import Synchronization
 /// - `session_participants(session_row → sessions.id, "user")`, `access_tokens(id PRIMARY KEY, "user",
 ///   secret_hash BYTEA, created, revoked, seq BIGSERIAL)`
 /// - `work_items(id BIGSERIAL, key UNIQUE, path, session_id, room, state queued|running|done|failed, attempts,
-///   lease_until TIMESTAMPTZ, token, worker, last_error, created_at, updated_at)` — the batch queue.
+///   lease_until TIMESTAMPTZ, token, worker, last_error, created_at, updated_at)` — the batch queue; (version 2)
+///   `pipeline` and `pipeline_base`: the config text each item runs through and the folder its relative paths
+///   are from (NULL for items enqueued before).
 ///
 /// Keys are BIGSERIAL, so they only grow and keyset paging works as with SQLite's rowids. Times are epoch
 /// seconds (BIGINT), except the queue's leases, which are the database's own clock (`now()`), so workers on
@@ -111,6 +113,10 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
             updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
         );
         CREATE INDEX work_items_by_state ON work_items(state, id);
+        """,
+        """
+        ALTER TABLE work_items ADD COLUMN pipeline TEXT;
+        ALTER TABLE work_items ADD COLUMN pipeline_base TEXT;
         """,
     ]
 
@@ -508,9 +514,10 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
             var added = 0
             for item in items {
                 added += try connection.query("""
-                    INSERT INTO work_items (key, path, session_id, room) VALUES ($1, $2, $3, $4)
+                    INSERT INTO work_items (key, path, session_id, room, pipeline, pipeline_base)
+                    VALUES ($1, $2, $3, $4, $5, $6)
                     ON CONFLICT (key) DO NOTHING
-                    """, [item.key, item.path, item.sessionID, item.room]).affected
+                    """, [item.key, item.path, item.sessionID, item.room, item.pipeline, item.pipelineBase]).affected
             }
             return added
         }
@@ -540,10 +547,11 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
                     ORDER BY id LIMIT 1
                     FOR UPDATE SKIP LOCKED) c
                 WHERE w.id = c.id
-                RETURNING w.key, w.path, w.session_id, w.room, w.attempts
+                RETURNING w.key, w.path, w.session_id, w.room, w.attempts, w.pipeline, w.pipeline_base
                 """, [Self.text(lease), token, worker, Self.text(maxAttempts)])
             guard let row = rows.rows.first else { return nil }
-            return WorkClaim(item: WorkItem(key: row[0] ?? "", path: row[1] ?? "", sessionID: row[2], room: row[3]),
+            return WorkClaim(item: WorkItem(key: row[0] ?? "", path: row[1] ?? "", sessionID: row[2], room: row[3],
+                                            pipeline: row[5], pipelineBase: row[6]),
                              attempt: Int(row[4] ?? "") ?? 1, token: token, worker: worker)
         }
     }

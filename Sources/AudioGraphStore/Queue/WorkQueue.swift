@@ -2,6 +2,7 @@
 /// transcribe, claimed by any number of workers on any machines.
 ///
 /// Rules every implementation keeps:
+/// - Items carry their pipeline (`WorkItem.pipeline` and `pipelineBase`); `claim` returns them as enqueued.
 /// - `enqueue` is idempotent: an item whose `key` is already queued (in any state) is not added again.
 /// - `claim` hands an item to one worker only (`SELECT … FOR UPDATE SKIP LOCKED` in PostgreSQL) with a lease
 ///   until `now + lease`; a worker extends it with `heartbeat`. An item whose lease expired is claimable again,
@@ -30,12 +31,21 @@ public struct WorkItem: Sendable, Equatable {
     public var path: String
     public var sessionID: String?
     public var room: String?
+    /// The pipeline config's JSON text the item runs through (as `batch` enqueued it, its `--set` overrides
+    /// applied), so a worker needs only the store; nil for items enqueued without one (before the queue held
+    /// pipelines), which a worker runs with its own `--pipeline`.
+    public var pipeline: String?
+    /// The folder relative paths inside `pipeline` are resolved against (the config's own folder, absolute).
+    public var pipelineBase: String?
 
-    public init(key: String, path: String, sessionID: String? = nil, room: String? = nil) {
+    public init(key: String, path: String, sessionID: String? = nil, room: String? = nil, pipeline: String? = nil,
+                pipelineBase: String? = nil) {
         self.key = key
         self.path = path
         self.sessionID = sessionID
         self.room = room
+        self.pipeline = pipeline
+        self.pipelineBase = pipelineBase
     }
 }
 

@@ -20,7 +20,9 @@ import Synchronization
 ///   HTTP API's tokens (`AccessTokenStore`): only a hash of each secret.
 /// - (version 3) `work_items(id INTEGER PRIMARY KEY, key UNIQUE, path, session_id, room, state
 ///   queued|running|done|failed, attempts, lease_until (epoch seconds, REAL), token, worker, last_error,
-///   created_at, updated_at)` — the batch `WorkQueue` (see `SQLiteTranscriptStore+WorkQueue.swift`).
+///   created_at, updated_at)` — the batch `WorkQueue` (see `SQLiteWorkQueue.swift`).
+/// - (version 4) `work_items.pipeline`, `work_items.pipeline_base` — the pipeline config text each item runs
+///   through and the folder its relative paths are from (NULL for items enqueued before).
 ///
 /// Times are epoch seconds (integers); utterance times are seconds of stream time.
 ///
@@ -104,6 +106,10 @@ public final class SQLiteTranscriptStore: TranscriptStore {
             updated_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
         );
         CREATE INDEX work_items_by_state ON work_items(state, id);
+        """,
+        """
+        ALTER TABLE work_items ADD COLUMN pipeline TEXT;
+        ALTER TABLE work_items ADD COLUMN pipeline_base TEXT;
         """,
     ]
 

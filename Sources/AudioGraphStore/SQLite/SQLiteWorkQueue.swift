@@ -1,4 +1,4 @@
-/// The batch queue in the store's `work_items` table (schema version 3), for `audiograph batch` on one
+/// The batch queue in the store's `work_items` table (schema version 3; its pipeline columns, version 4), for `audiograph batch` on one
 /// machine (several worker processes may share the file). Same rules as PostgreSQL's (`WorkQueue`), with
 /// `BEGIN IMMEDIATE` in place of `SELECT … FOR UPDATE SKIP LOCKED`: a claim takes the file's write lock, so
 /// two claims never see the same claimable row. Leases are epoch seconds (REAL) by SQLite's clock
@@ -13,9 +13,12 @@ extension SQLiteTranscriptStore: WorkQueue {
             try database.transaction { () throws(SQLiteError) in
                 var added = 0
                 for item in items {
-                    try database.run("INSERT OR IGNORE INTO work_items (key, path, session_id, room) VALUES (?, ?, ?, ?)",
-                                     [.text(item.key), .text(item.path), item.sessionID.map(SQLiteValue.text) ?? .null,
-                                      item.room.map(SQLiteValue.text) ?? .null])
+                    try database.run("""
+                        INSERT OR IGNORE INTO work_items (key, path, session_id, room, pipeline, pipeline_base)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """, [.text(item.key), .text(item.path), item.sessionID.map(SQLiteValue.text) ?? .null,
+                              item.room.map(SQLiteValue.text) ?? .null, item.pipeline.map(SQLiteValue.text) ?? .null,
+                              item.pipelineBase.map(SQLiteValue.text) ?? .null])
                     added += database.changes
                 }
                 return added
@@ -38,7 +41,7 @@ extension SQLiteTranscriptStore: WorkQueue {
                     WHERE attempts >= ? AND (state = 'queued' OR (state = 'running' AND lease_until < \(now)))
                     """, [.integer(Int64(maxAttempts))])
                 let rows = try database.query("""
-                    SELECT id, key, path, session_id, room, attempts FROM work_items
+                    SELECT id, key, path, session_id, room, attempts, pipeline, pipeline_base FROM work_items
                     WHERE attempts < ? AND (state = 'queued' OR (state = 'running' AND lease_until < \(now)))
                     ORDER BY id LIMIT 1
                     """, [.integer(Int64(maxAttempts))])
@@ -51,7 +54,7 @@ extension SQLiteTranscriptStore: WorkQueue {
                 func text(_ value: SQLiteValue) -> String? { if case .text(let text) = value { text } else { nil } }
                 let attempts: Int64 = if case .integer(let count) = row[5] { count } else { 0 }
                 return WorkClaim(item: WorkItem(key: text(row[1]) ?? "", path: text(row[2]) ?? "", sessionID: text(row[3]),
-                                                room: text(row[4])),
+                                                room: text(row[4]), pipeline: text(row[6]), pipelineBase: text(row[7])),
                                  attempt: Int(attempts) + 1, token: token, worker: worker)
             }
         }

@@ -23,8 +23,10 @@ struct BatchCommand: Command {
         --store every transcript-store writing to STORE. See docs/scale.md.
 
         Without --store the files run here, --jobs at once. With --store the files are enqueued in STORE's work
-        queue (a file already queued is not added again) and this process works the queue until nothing is
-        claimable; `audiograph worker` processes on other machines may share the work.
+        queue (a file already queued is not added again), each with the pipeline (CONFIG's text, --set applied,
+        and its folder, so relative paths inside it mean the same files to every worker), and this process works
+        the queue until nothing is claimable; `audiograph worker --store STORE` processes on other machines may
+        share the work.
 
         OPTIONS:
           --pipeline CONFIG     The pipeline config (exactly one file-source node).
@@ -74,11 +76,19 @@ struct BatchCommand: Command {
         guard let store else {
             return try local(items, runner: runner, jobs: jobs, args: args)
         }
+        // Each item carries the pipeline, so `audiograph worker --store STORE` needs nothing else.
+        let queued = try BatchPipeline.queued(configPath: config, overrides: args.values("--set"))
+        let carrying = items.map { item in
+            var item = item
+            item.pipeline = queued.text
+            item.pipelineBase = queued.base
+            return item
+        }
         let queue = try BatchStore.open(store)
         defer { queue.close() }
         let added: Int
         do {
-            added = try queue.enqueue(items)
+            added = try queue.enqueue(carrying)
         } catch {
             throw StoreOptions.error(error, store: BatchStore.describe(store))
         }
@@ -93,8 +103,8 @@ struct BatchCommand: Command {
             }
             return 0
         }
-        return try BatchWork.run(queue: queue, store: store, runner: runner, options: worker, total: items.count,
-                                 args: args, exitZeroOnTerm: false)
+        return try BatchWork.run(queue: queue, store: store, control: runner.control, resolve: { _ in runner },
+                                 options: worker, total: items.count, args: args, exitZeroOnTerm: false)
     }
 
     /// Runs the files here on a pool of `jobs` threads.
@@ -181,8 +191,15 @@ enum BatchOptions {
 
     /// Loads and checks the pipeline (its plugins, node types and parameters) and makes the runner.
     static func runner(config: String, args: Arguments, store: String?, registry: NodeRegistry,
-                       firstPath: String) throws(GraphError) -> BatchRunner {
+                       firstPath: String, control: BatchControl = BatchControl()) throws(GraphError) -> BatchRunner {
         let pipeline = try BatchPipeline(configPath: config, overrides: args.values("--set"), store: store)
+        return try runner(pipeline: pipeline, args: args, store: store, registry: registry, firstPath: firstPath,
+                          control: control)
+    }
+
+    /// Checks a loaded pipeline (its plugins, node types and parameters) and makes the runner.
+    static func runner(pipeline: BatchPipeline, args: Arguments, store: String?, registry: NodeRegistry,
+                       firstPath: String, control: BatchControl) throws(GraphError) -> BatchRunner {
         var registry = registry
         try Plugins.prepare(pipeline.spec, registry: &registry, warn: { printError("audiograph: warning: \($0)") })
         try pipeline.validate(registry: registry, samplePath: firstPath)
@@ -198,7 +215,8 @@ enum BatchOptions {
                 _ = try opened.removeSession(sessionID: sessionID)
             }
         }
-        return BatchRunner(pipeline: pipeline, options: RunOptions(verbose: args.flag("--verbose")), clearSession: clean,
+        return BatchRunner(pipeline: pipeline, control: control, options: RunOptions(verbose: args.flag("--verbose")),
+                           clearSession: clean,
                            onWarning: { item, message in
                                if !args.flag("--quiet") { printError("audiograph: warning: \(item.path): \(message)") }
                            },
@@ -235,15 +253,16 @@ enum BatchStore {
 
 /// Working a queue (`batch --store` and `worker`).
 enum BatchWork {
-    static func run(queue: any WorkQueue, store: String, runner: BatchRunner, options: BatchRunner.WorkerOptions,
-                    total: Int?, args: Arguments, exitZeroOnTerm: Bool) throws(GraphError) -> Int32 {
+    static func run(queue: any WorkQueue, store: String, control: BatchControl, resolve: @escaping BatchRunner.Resolver,
+                    options: BatchRunner.WorkerOptions, total: Int?, args: Arguments,
+                    exitZeroOnTerm: Bool) throws(GraphError) -> Int32 {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: total, enabled: !quiet && Console.stderrIsTerminal)
-        let signals = BatchSignals(control: runner.control)
+        let signals = BatchSignals(control: control)
         defer { _ = signals }
         let started = Date()
         progress.start()
-        let outcome = runner.work(queue: queue, options: options, onStart: { claim in
+        let outcome = BatchRunner.work(queue: queue, control: control, options: options, resolve: resolve, onStart: { claim in
             progress.began()
             if claim.attempt > 1, !quiet {
                 progress.clear()
@@ -256,6 +275,7 @@ enum BatchWork {
         })
         progress.stop()
         if let error = outcome.queueError { throw StoreOptions.error(error, store: BatchStore.describe(store)) }
+        if let error = outcome.pipelineError { throw error }
         var tally = BatchTally(results: outcome.results, wallSeconds: Date().timeIntervalSince(started))
         // What the queue holds decides what failed for good (a failed attempt may have been retried and done).
         let status: WorkQueueStatus?

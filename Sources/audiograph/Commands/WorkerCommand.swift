@@ -1,25 +1,30 @@
 import AudioGraph
 import Foundation
+import Synchronization
 
 struct WorkerCommand: Command {
     static let name = "worker"
     static let abstract = "Claim files from a batch queue and run the pipeline on them"
-    static let usage = "audiograph worker --store STORE --pipeline CONFIG [--wait] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--json] [--quiet]"
+    static let usage = "audiograph worker --store STORE [--wait] [--pipeline CONFIG] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--json] [--quiet]"
     static let help = """
         \(abstract) (enqueued by `audiograph batch MANIFEST --pipeline CONFIG --store STORE --enqueue-only`).
 
         USAGE: \(usage)
 
-        Each claimed file runs through CONFIG as `audiograph batch` runs it (the file as the file-source's path,
-        the line's session and room, transcripts into STORE). While a file runs its claim's lease is extended
-        every S/3 seconds; a worker that dies stops extending it, and after S seconds another worker claims the
-        file again (attempt 2, …, at most --max-attempts), first removing what the dead attempt stored, so every
-        file is stored once. Give every worker the same CONFIG (the queue holds the files, not the pipeline).
+        Each claimed file runs through the pipeline it was enqueued with (the queue holds each file's config text
+        and folder) as `audiograph batch` runs it (the file as the file-source's path, the line's session and
+        room, transcripts into STORE); --pipeline CONFIG runs every file through CONFIG instead (and is needed
+        for files enqueued by an audiograph whose queue did not hold pipelines). While a file runs its claim's
+        lease is extended every S/3 seconds; a worker that dies stops extending it, and after S seconds another
+        worker claims the file again (attempt 2, …, at most --max-attempts), first removing what the dead
+        attempt stored, so every file is stored once. Paths in a queued pipeline (models, plugins) must exist on
+        every worker's machine.
 
         OPTIONS:
           --store STORE         The transcript store whose queue holds the work: a SQLite path, or a
                                 postgres:// URL shared by workers on several machines.
-          --pipeline CONFIG     The pipeline config (exactly one file-source node).
+          --pipeline CONFIG     Run every file through this config (exactly one file-source node) instead of
+                                the pipeline each was enqueued with.
           --wait                When the queue is empty, poll for new work (every 2 s) until SIGTERM or Ctrl-C;
                                 then finish the running files and exit (0 on SIGTERM).
           --jobs N              Pipelines at once (default: the number of cores).
@@ -31,7 +36,8 @@ struct WorkerCommand: Command {
           --verbose             Let libraries print their own logs.
 
         Without --wait the worker ends when nothing is claimable (files claimed by live workers are theirs).
-        EXIT CODES: 0 done (or SIGTERM with --wait); 64 bad arguments; 65 a bad pipeline; 66 no pipeline or
+        EXIT CODES: 0 done (or SIGTERM with --wait); 64 bad arguments, or (without --pipeline) a claimed file
+        queued without its pipeline (named; its attempt is failed); 65 a bad pipeline; 66 no pipeline file or
         no store; 73/74 the store cannot be opened or written; 75 files this worker ran failed for good;
         130 interrupted.
         """
@@ -44,16 +50,47 @@ struct WorkerCommand: Command {
         guard let store = args.value("--store").map(BatchStore.location) else {
             throw GraphError(.usage, at: "--store", "worker needs the store that holds the queue: --store STORE")
         }
-        guard let config = args.value("--pipeline") else {
-            throw GraphError(.usage, at: "--pipeline", "worker needs the pipeline: --pipeline CONFIG")
-        }
         let jobs = try BatchOptions.jobs(args)
         let options = try BatchOptions.worker(args, jobs: jobs, wait: args.flag("--wait"))
-        let runner = try BatchOptions.runner(config: config, args: args, store: store, registry: registry,
-                                             firstPath: "input.wav")
+        let control = BatchControl()
+        let resolve: BatchRunner.Resolver
+        if let config = args.value("--pipeline") {
+            let runner = try BatchOptions.runner(config: config, args: args, store: store, registry: registry,
+                                                 firstPath: "input.wav", control: control)
+            resolve = { _ in runner }
+        } else {
+            let runners = QueuedPipelines()
+            resolve = { item throws(GraphError) in
+                try runners.runner(for: item, args: args, store: store, registry: registry, control: control)
+            }
+        }
         let queue = try BatchStore.open(store, create: false)
         defer { queue.close() }
-        return try BatchWork.run(queue: queue, store: store, runner: runner, options: options, total: nil, args: args,
-                                 exitZeroOnTerm: true)
+        return try BatchWork.run(queue: queue, store: store, control: control, resolve: resolve, options: options,
+                                 total: nil, args: args, exitZeroOnTerm: true)
+    }
+}
+
+/// The runners of the pipelines queue items carry, each loaded and checked once (by its text and folder).
+final class QueuedPipelines: Sendable {
+    private let runners = Mutex<[String: BatchRunner]>([:])
+
+    func runner(for item: WorkItem, args: Arguments, store: String, registry: NodeRegistry,
+                control: BatchControl) throws(GraphError) -> BatchRunner {
+        guard let text = item.pipeline, let base = item.pipelineBase else {
+            throw GraphError(.usage, at: "--pipeline", "queue item \"\(item.key)\" (\(item.path)) was enqueued without its "
+                + "pipeline (by an older audiograph); give the worker the pipeline: --pipeline CONFIG")
+        }
+        let key = base + "\u{0}" + text
+        return try runners.withLock { runners throws(GraphError) -> BatchRunner in
+            if let runner = runners[key] { return runner }
+            let pipeline = try BatchPipeline(text: text, baseDirectory: base,
+                                             name: "the queued pipeline of \"\(item.key)\" (from \(base))",
+                                             overrides: args.values("--set"), store: store)
+            let runner = try BatchOptions.runner(pipeline: pipeline, args: args, store: store, registry: registry,
+                                                 firstPath: item.path, control: control)
+            runners[key] = runner
+            return runner
+        }
     }
 }

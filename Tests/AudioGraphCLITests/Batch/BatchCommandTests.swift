@@ -154,6 +154,58 @@ struct BatchCommandTests {
         #expect(stored.count == 3 && stored.values.allSatisfy { $0.sessions == 1 && $0.transcripts == 1 }, "\(stored)")
     }
 
+    @Test("the queue carries the pipeline: a worker without --pipeline, elsewhere, drains a queue enqueued with one",
+          .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
+    func workerWithoutPipeline() async throws {
+        let dir = try TempDirectory()
+        let names = try await BatchFixtures.makeCalls(2, in: dir)
+        try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
+        // The config in a folder of its own, with a relative output path: resolved against the config's folder.
+        try FileManager.default.createDirectory(atPath: dir.path("cfg"), withIntermediateDirectories: true)
+        try dir.write("cfg/p.json", """
+            {"version": 1,
+             "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"},
+                       "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "t.sqlite"},
+                       "copy": {"type": "wav-sink", "path": "copy.wav"}},
+             "links": ["src -> vad -> asr -> store", "src -> copy"]}
+            """)
+        let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "cfg/p.json", "--store", "q.sqlite",
+                                                     "--enqueue-only"], in: dir)
+        #expect(enqueued.status == 0, "\(enqueued)")
+        // The worker runs in another folder, with the config gone: the queue holds the pipeline.
+        try FileManager.default.removeItem(atPath: dir.path("cfg/p.json"))
+        let elsewhere = try TempDirectory()
+        let worker = try await Harness.audiograph(["worker", "--store", dir.path("q.sqlite"), "--jobs", "1"],
+                                                  in: elsewhere)
+        #expect(worker.status == 0, "\(worker)")
+        let status = try BatchFixtures.json(try await Harness.audiograph(["batch", "status", "--store", "q.sqlite", "--json"],
+                                                                        in: dir).stdout)
+        #expect(status["done"] as? Int == 2 && status["failed"] as? Int == 0, "\(status)")
+        let stored = try BatchFixtures.storeCounts(dir.path("q.sqlite"))
+        #expect(stored.count == 2 && stored.values.allSatisfy { $0.sessions == 1 && $0.transcripts == 1 }, "\(stored)")
+        #expect(dir.exists("cfg/copy.wav") && !elsewhere.exists("copy.wav"))
+    }
+
+    @Test("an item enqueued without a pipeline needs worker --pipeline: exit 64 naming the item",
+          .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
+    func itemWithoutPipeline() async throws {
+        let dir = try TempDirectory()
+        let names = try await BatchFixtures.makeCalls(1, in: dir)
+        try BatchFixtures.writePipeline(in: dir)
+        do {
+            let queue = try SQLiteTranscriptStore(path: dir.path("q.sqlite"))
+            defer { queue.close() }
+            _ = try queue.enqueue([WorkItem(key: "legacy-1", path: dir.path(names[0]), sessionID: "legacy-1")])
+        }
+        let bare = try await Harness.audiograph(["worker", "--store", "q.sqlite"], in: dir)
+        expectError(bare, exit: 64, at: "--pipeline")
+        #expect(bare.stderr.contains("legacy-1") && bare.stderr.contains("--pipeline CONFIG"), "\(bare)")
+        let given = try await Harness.audiograph(["worker", "--store", "q.sqlite", "--pipeline", "p.json"], in: dir)
+        #expect(given.status == 0, "\(given)")
+        let stored = try BatchFixtures.storeCounts(dir.path("q.sqlite"))
+        #expect(stored["legacy-1"]?.transcripts == 1, "\(stored)")
+    }
+
     @Test("a worker killed mid-file: after its lease expires another worker runs the file again (attempt 2), stored once",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func killedWorker() async throws {
