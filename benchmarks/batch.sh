@@ -68,7 +68,7 @@ if [ -n "$URL" ]; then
     for pid in "${pids[@]}"; do wait "$pid"; done
     end=$(now)
     results+=("$workers worker(s), --jobs 1 (PostgreSQL)|$(python3 -c "print($end - $start)")")
-    psql "$URL" -qc "DROP SCHEMA $schema CASCADE" >/dev/null
+    PGOPTIONS="--client-min-messages=warning" psql "$URL" -qc "DROP SCHEMA $schema CASCADE" >/dev/null
   done
 else
   echo "no PostgreSQL: the worker runs are skipped" >&2
