@@ -15,7 +15,8 @@ struct CallsCommand: Command {
           --page P              The page to print (default 1).
           --all                 Print every page.
           --timings             Print each page's fetch time on stderr.
-          --store PATH          The store (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+          --store PATH          The store, a SQLite path or a postgres:// URL (default:
+                                $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
                                 ~/.local/share/audiograph/transcripts.sqlite).
           --json                Print records as JSON: mid, roomName, startTime, endTime (epoch seconds; 0 while
                                 running), url, hasTranscriptions, transcripts, metaData.

@@ -13,7 +13,8 @@ struct ServeCommand: Command {
         USAGE: \(usage)
 
         OPTIONS:
-          --store PATH      The store to serve (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+          --store PATH      The store to serve, a SQLite path or a postgres:// URL (default:
+                            $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
                             ~/.local/share/audiograph/transcripts.sqlite).
           --listen H:P      Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).
           --threads N       Worker threads (default 4).

@@ -20,7 +20,8 @@ struct TokensCommand: Command {
         OPTIONS:
           --user NAME    The user (1 to 64 letters, digits, '.', '_', '-', '@'): who the token speaks for. A user
                          sees the sessions whose session.participants name them.
-          --store PATH   The store (default: $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
+          --store PATH   The store, a SQLite path or a postgres:// URL (default:
+                         $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
                          ~/.local/share/audiograph/transcripts.sqlite). create makes it when missing.
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store (list, revoke),
