@@ -120,18 +120,7 @@ public final class TranscriptsAPI: Sendable {
             }
             return (rows, transcribedOnly ? try store.transcripts(ofSessions: rows.map(\.key)) : [])
         }
-        var bySession: [Int64: [TranscriptRecord]] = [:]
-        for row in transcriptRows {
-            guard case .integer(let session)? = row[StoreColumn.sessionRow], let record = try? TranscriptRecord(row: row) else {
-                continue
-            }
-            bySession[session, default: []].append(served(record))
-        }
-        let calls = rows.compactMap { row -> CallLogRecord? in
-            guard var call = try? CallLogRecord(row: row) else { return nil }
-            call.transcripts = bySession[row.key] ?? []
-            return call
-        }
+        let calls = CallLogRecord.records(sessions: rows, transcripts: transcriptRows, transform: served)
         let page = Page(sessionId: nil, page: position.pageNumber, limit: limit, nextCursor: rows.last.map { String($0.key) },
                         transcripts: nil, calls: calls)
         return try encoded(page)

@@ -40,21 +40,8 @@ public final class CallLogsRequest: Sendable {
         let attach = hasTranscriptions == true
         pager = PagedRequest(options) { store, after, limit throws(TranscriptsError) in
             let rows = try store.sessions(after: after, limit: limit, transcribedOnly: attach)
-            var calls: [(key: Int64, record: CallLogRecord)] = rows.compactMap { row in
-                (try? CallLogRecord(row: row)).map { (row.key, $0) }
-            }
-            if attach, !calls.isEmpty {
-                var bySession: [Int64: [TranscriptRecord]] = [:]
-                for row in try store.transcripts(ofSessions: calls.map(\.key)) {
-                    guard case .integer(let session)? = row[StoreColumn.sessionRow],
-                          let record = try? TranscriptRecord(row: row) else { continue }
-                    bySession[session, default: []].append(record)
-                }
-                for index in calls.indices {
-                    calls[index].record.transcripts = bySession[calls[index].key] ?? []
-                }
-            }
-            return (calls.map(\.record), rows.last?.key)
+            let transcripts = attach && !rows.isEmpty ? try store.transcripts(ofSessions: rows.map(\.key)) : []
+            return (CallLogRecord.records(sessions: rows, transcripts: transcripts), rows.last?.key)
         }
         limit = pager.limit
     }

@@ -91,6 +91,26 @@ public struct CallLogRecord: Sendable, Equatable, Codable {
     }
 }
 
+extension CallLogRecord {
+    /// Call records from session rows (a row that does not parse is skipped), each with the transcripts among
+    /// `transcriptRows` that belong to its session row, in order, passed through `transform`.
+    public static func records(sessions rows: [StoreRow], transcripts transcriptRows: [StoreRow] = [],
+                               transform: (TranscriptRecord) -> TranscriptRecord = { $0 }) -> [CallLogRecord] {
+        var bySession: [Int64: [TranscriptRecord]] = [:]
+        for row in transcriptRows {
+            guard case .integer(let session)? = row[StoreColumn.sessionRow], let record = try? TranscriptRecord(row: row) else {
+                continue
+            }
+            bySession[session, default: []].append(transform(record))
+        }
+        return rows.compactMap { row in
+            guard var call = try? CallLogRecord(row: row) else { return nil }
+            call.transcripts = bySession[row.key] ?? []
+            return call
+        }
+    }
+}
+
 /// A transcript with its utterances (`audiograph transcripts show`). Encodes flat: the record's fields, then
 /// `language` and `utterances`.
 public struct TranscriptDetail: Sendable, Equatable, Codable {
