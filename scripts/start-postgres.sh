@@ -19,6 +19,8 @@ PASSWORD="${AUDIOGRAPH_TEST_POSTGRES_PASSWORD:-audiograph_test}"
 DB="${AUDIOGRAPH_TEST_POSTGRES_DB:-audiograph_test}"
 
 say() { echo "start-postgres: $*" >&2; }
+# The cluster tools print on stdout ("Removed stale pid file." after an unclean stop), and stdout is the URL:
+# their output goes to stderr.
 
 if ! command -v pg_lsclusters >/dev/null || ! command -v pg_ctlcluster >/dev/null; then
   say "Debian's PostgreSQL cluster tools are missing: install postgresql (scripts/install-deps.sh)"
@@ -34,7 +36,7 @@ if [ -z "$cluster" ]; then
     exit 69
   fi
   say "creating cluster $version main"
-  pg_createcluster "$version" main >/dev/null
+  pg_createcluster "$version" main >&2
   cluster="$(pg_lsclusters -h | head -n 1)"
 fi
 read -r version name port status _ <<<"$cluster"
@@ -46,13 +48,13 @@ wanted="listen_addresses = '127.0.0.1'"
 if [ -d "$(dirname "$conf")" ] && [ "$(cat "$conf" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" >"$conf"
   if [ "$status" = "online" ]; then
-    pg_ctlcluster "$version" "$name" restart
+    pg_ctlcluster "$version" "$name" restart >&2 3>&-
   fi
 fi
 
 if [ "$status" != "online" ]; then
   say "starting cluster $version $name on 127.0.0.1:$port"
-  pg_ctlcluster "$version" "$name" start
+  pg_ctlcluster "$version" "$name" start >&2 3>&-
 else
   say "cluster $version $name already running on port $port"
 fi

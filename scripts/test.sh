@@ -10,6 +10,10 @@ export AUDIOGRAPH_REQUIRE_SOUND_SERVER=1
 # it (a server that was already running is left alone).
 online_before=$(pg_lsclusters -h 2>/dev/null | awk '$4 == "online"' | wc -l)
 AUDIOGRAPH_TEST_POSTGRES_URL="$(bash scripts/start-postgres.sh)"
+case "$AUDIOGRAPH_TEST_POSTGRES_URL" in
+    postgres://*) ;;
+    *) echo "test.sh: start-postgres.sh printed '$AUDIOGRAPH_TEST_POSTGRES_URL', not a postgres:// URL" >&2; exit 1 ;;
+esac
 export AUDIOGRAPH_TEST_POSTGRES_URL AUDIOGRAPH_REQUIRE_POSTGRES=1
 stop_postgres() {
     [ "$online_before" -eq 0 ] || return 0
