@@ -7,11 +7,16 @@ struct Arguments {
     private(set) var positionals: [String] = []
     private var options: [String: [String]] = [:]
     private var flags: Set<String> = []
+    private var optionalValues: [String: String] = [:]
 
     /// - Parameters:
     ///   - valued: options that take a value.
     ///   - flags: options that take none.
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String>) throws(GraphError) {
+    ///   - optionallyValued: options that take one of a few values or none (`--stats`, `--stats json`): the next
+    ///     argument is their value when it is one of them; alone, their value is the last choice (`--stats` means `--stats table`).
+    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String>,
+         optionallyValued: KeyValuePairs<String, [String]> = [:]) throws(GraphError) {
+        let optional = Dictionary(uniqueKeysWithValues: optionallyValued.map { ($0.key, $0.value) })
         remaining = arguments
         var index = 0
         var onlyPositionals = false
@@ -38,10 +43,20 @@ struct Arguments {
                 }
                 if inlineValue == nil { index += 1 }
                 options[name, default: []].append(value)
+            } else if let choices = optional[name] {
+                var value = inlineValue
+                if value == nil, index < arguments.count, choices.contains(arguments[index]) {
+                    value = arguments[index]
+                    index += 1
+                }
+                guard let chosen = value ?? choices.last, choices.contains(chosen) else {
+                    throw GraphError(.usage, at: name, "expects one of \(choices.joined(separator: ", ")) or nothing")
+                }
+                optionalValues[name] = chosen
             } else if allowedFlags.contains(name), inlineValue == nil {
                 flags.insert(name)
             } else {
-                let known = Array(valued) + Array(allowedFlags)
+                let known = Array(valued) + Array(allowedFlags) + Array(optional.keys)
                 throw GraphError(.usage, at: name, "unknown option" + Suggestions.hint(for: name, in: known)
                     + "; see --help")
             }
@@ -50,6 +65,8 @@ struct Arguments {
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// An optionally valued option's value (its default when given alone); nil when absent.
+    func optionalValue(_ name: String) -> String? { optionalValues[name] }
     func value(_ name: String) -> String? { options[name]?.last }
     func values(_ name: String) -> [String] { options[name] ?? [] }
 

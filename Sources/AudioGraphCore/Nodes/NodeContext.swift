@@ -91,8 +91,12 @@ public struct RunOptions: Sendable {
     public var verbose: Bool
     /// The graph runs at the pace of its audio (set by the runtime when a source `isRealtime`).
     public var realtime: Bool
-    public init(verbose: Bool = false, realtime: Bool = false) {
+    /// The runtime counts every node's time, frames, queue and speech latency (`GraphRuntime.statistics()`,
+    /// `latency` events). On by default; its cost is measured in benchmarks/metrics.sh.
+    public var metrics: Bool
+    public init(verbose: Bool = false, realtime: Bool = false, metrics: Bool = true) {
         self.verbose = verbose
         self.realtime = realtime
+        self.metrics = metrics
     }
 }

@@ -13,7 +13,11 @@ import Synchronization
 public final class GraphRuntime: @unchecked Sendable {
     // Immutable after init except through the lock-protected and atomic members below.
     private let graph: Graph
-    private let clock: any MediaClock
+    let clock: any MediaClock
+    /// When stream times' audio was there, for speech latency (metrics on).
+    private(set) var timeline: StreamTimeline?
+    private var startTime: Double = 0
+    private let endTime = Mutex<Double?>(nil)
     private let options: RunOptions
     private let cancellation = CancellationFlag()
     private let firstError = Mutex<GraphError?>(nil)
@@ -122,26 +126,38 @@ public final class GraphRuntime: @unchecked Sendable {
     public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
                     onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
         precondition(!started.load(ordering: .acquiring), "a GraphRuntime runs once")
-        let startTime = clock.now()
+        startTime = clock.now()
         let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
         var options = self.options
         options.realtime = graph.nodes.contains { ($0.instance as? any SourceNode)?.isRealtime == true }
+        if options.metrics { timeline = StreamTimeline(realtime: options.realtime) }
         var byID: [String: RunningNode] = [:]
         for node in graph.nodes {
             let feeders = graph.links.filter { $0.to == node.id }.count
-            let running = RunningNode(node: node, feeders: feeders, overflow: live ? .drop : .block, runtime: self)
+            let running = RunningNode(node: node, feeders: feeders, overflow: live ? .drop : .block,
+                                      metrics: options.metrics, runtime: self)
             byID[node.id] = running
             self.running.append(running)
         }
+        // The first source (a real-time one when there is one) is the audio clock for speech latency.
+        let sources = self.running.filter { $0.node.instance is any SourceNode }
+        let clockSource = sources.first { ($0.node.instance as? any SourceNode)?.isRealtime == true } ?? sources.first
+        clockSource?.timeline = timeline
         for running in self.running {
             running.downstream = running.node.descriptor.outputs.indices.map { port in
                 graph.links.filter { $0.from == running.id && $0.fromPort == port }.map { byID[$0.to]! }
             }
+            var nodeClock: any MediaClock = clock
+            var observer: (Event) -> Void = onEvent
+            if let metrics = running.metrics {
+                nodeClock = WaitCountingClock(base: clock, metrics: metrics)
+                observer = { [unowned running] event in running.observed(event, forward: onEvent) }
+            }
             running.context = NodeContext(
                 nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
-                inputKinds: running.node.inputKinds, clock: clock, options: options, cancellation: cancellation,
+                inputKinds: running.node.inputKinds, clock: nodeClock, options: options, cancellation: cancellation,
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
-                observer: onEvent, diagnostics: onWarning)
+                observer: observer, diagnostics: onWarning)
         }
         let early = pendingBeforeStart.withLock { pending -> [(ControlCommand, @Sendable () -> Void)] in
             defer { pending.removeAll() }
@@ -181,6 +197,8 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         group.wait()
         stopAll()
+        let finished = clock.now()
+        endTime.withLock { $0 = finished }
 
         let drops = self.running.compactMap { node in node.queue.map { (node.id, $0.dropped) } }.filter { $0.1 > 0 }
         for (id, count) in drops {
@@ -191,7 +209,23 @@ public final class GraphRuntime: @unchecked Sendable {
             interrupted: interruptedFlag.load(ordering: .acquiring),
             sources: progress(),
             droppedFrames: Dictionary(uniqueKeysWithValues: drops),
-            wallSeconds: clock.now() - startTime)
+            wallSeconds: finished - startTime,
+            statistics: statistics())
+    }
+
+    /// What the runtime has counted so far for every node (all zero with metrics off); safe from any thread
+    /// while the graph runs, and final once `run` returned.
+    public func statistics() -> GraphStatistics {
+        guard started.load(ordering: .acquiring) else { return GraphStatistics(wallSeconds: 0, nodes: []) }
+        let end = endTime.withLock { $0 } ?? clock.now()
+        return GraphStatistics(wallSeconds: end - startTime, nodes: running.map { running in
+            let isSource = running.node.instance is any SourceNode
+            return NodeStatistics(
+                id: running.id, type: running.node.descriptor.type, isSource: isSource,
+                sampleRate: (isSource ? running.node.outputFormat : running.node.inputFormat)?.sampleRate,
+                counters: running.metrics?.counters.withLock { $0 } ?? NodeCounters(),
+                queue: running.queue?.statistics, speech: running.metrics?.speech?.withLock { $0 })
+        })
     }
 
     private func stopAll() {
@@ -249,4 +283,6 @@ public struct RunSummary: Sendable {
     /// Frames dropped per queued node (live capture only).
     public let droppedFrames: [String: Int]
     public let wallSeconds: Double
+    /// What the runtime counted for every node (see `GraphStatistics`).
+    public let statistics: GraphStatistics
 }

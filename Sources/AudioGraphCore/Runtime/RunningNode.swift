@@ -20,6 +20,22 @@ final class RunningNode: @unchecked Sendable {
     /// Audio frames a source has emitted (read by progress bars from another thread).
     let framesProduced = Atomic<Int64>(0)
 
+    /// What the runtime counts for this node; nil with metrics off.
+    let metrics: NodeMetrics?
+    /// For a node that emits transcripts (metrics on): the speech events it got and the finals it made.
+    private let tracksSpeech: Bool
+    private let speechTracker = Mutex(SpeechLatencyTracker())
+    /// The first source reports its blocks here until the timeline needs no more (metrics on).
+    var timeline: StreamTimeline?
+    private let isSource: Bool
+    private let isLiveSource: Bool
+    // Confined to the node's thread, reset per call: time spent downstream (inline nodes fed, waiting for a
+    // full queue) and what the call sent.
+    private var downstreamNanoseconds: UInt64 = 0
+    private var sentBuffers: Int64 = 0
+    private var sentFrames: Int64 = 0
+    private var sentEvents: Int64 = 0
+
     /// Commands waiting to be injected by this source ahead of its next block (sessions steer the graph this
     /// way), with what to call once they are in the graph.
     let inbox = Mutex<(waiting: [(ControlCommand, @Sendable () -> Void)], closed: Bool)>(([], false))
@@ -33,11 +49,18 @@ final class RunningNode: @unchecked Sendable {
         }
     }
 
-    init(node: Graph.Node, feeders: Int, overflow: BoundedFrameQueue.Overflow, runtime: GraphRuntime) {
+    init(node: Graph.Node, feeders: Int, overflow: BoundedFrameQueue.Overflow, metrics enabled: Bool,
+         runtime: GraphRuntime) {
         self.node = node
         self.endOfStreamRemaining = feeders
         self.runtime = runtime
-        self.queue = node.queueCapacity.map { BoundedFrameQueue(capacity: $0, overflow: overflow) }
+        self.queue = node.queueCapacity.map { BoundedFrameQueue(capacity: $0, overflow: overflow, timed: enabled) }
+        let emitsTranscripts = node.descriptor.outputs.contains { $0.produces.contains(.transcript) }
+        self.metrics = enabled ? NodeMetrics(emitsTranscripts: emitsTranscripts) : nil
+        self.tracksSpeech = enabled && emitsTranscripts
+        let source = node.instance as? any SourceNode
+        self.isSource = source != nil
+        self.isLiveSource = source?.isLive ?? false
     }
 
     var id: String { node.id }
@@ -49,11 +72,55 @@ final class RunningNode: @unchecked Sendable {
 
     /// Sends a frame to everything linked to output `port`.
     func send(_ frame: Frame, port: Int) {
-        if case .audio(let buffer) = frame, node.descriptor.category == .source {
+        if case .audio(let buffer) = frame, isSource {
             framesProduced.add(Int64(buffer.frameCount), ordering: .relaxed)
+            if let timeline { report(buffer, to: timeline) }
         }
         guard port < downstream.count else { return }
-        for target in downstream[port] { target.deliver(frame) }
+        guard metrics != nil else {
+            for target in downstream[port] { target.deliver(frame) }
+            return
+        }
+        switch frame {
+        case .audio(let buffer):
+            sentBuffers += 1
+            sentFrames += Int64(buffer.frameCount)
+        case .event: sentEvents += 1
+        case .control, .endOfStream: break
+        }
+        deliverTimed(frame, to: downstream[port])
+    }
+
+    /// Delivers downstream, counting the time as not this node's.
+    private func deliverTimed(_ frame: Frame, to targets: [RunningNode]) {
+        guard !targets.isEmpty else { return }
+        let start = MonotonicTime.nanoseconds()
+        for target in targets { target.deliver(frame) }
+        downstreamNanoseconds &+= MonotonicTime.nanoseconds() &- start
+    }
+
+    private func report(_ buffer: AudioBuffer, to timeline: StreamTimeline) {
+        let rate = Double(buffer.format.sampleRate)
+        guard rate > 0 else { return }
+        let start = Double(buffer.position) / rate
+        timeline.sourceEmitted(start: start, end: start + Double(buffer.frameCount) / rate, live: isLiveSource,
+                               at: runtime.clock.now())
+        if !timeline.wantsBlocks { self.timeline = nil }
+    }
+
+    /// Every event the node emits passes here on its way to the run's observer; a final transcript is followed
+    /// by its `latency` event.
+    func observed(_ event: Event, forward: (Event) -> Void) {
+        forward(event)
+        guard tracksSpeech, case .transcript(let update) = event.payload else { return }
+        let timeline = runtime.timeline
+        let now = runtime.clock.now()
+        let latency = speechTracker.withLock { tracker in
+            tracker.emitted(update, now: now) { timeline?.wallTime(ofStreamTime: $0) }
+        }
+        guard let latency else { return }
+        metrics?.speech?.withLock { $0.record(latency) }
+        forward(latency.event(node: id))
     }
 
     /// Sends every waiting command into the graph, on all output ports; `close` refuses later ones.
@@ -71,13 +138,60 @@ final class RunningNode: @unchecked Sendable {
 
     func sendEndOfStream() {
         for port in downstream.indices {
-            for target in downstream[port] { target.deliver(.endOfStream) }
+            if metrics != nil {
+                deliverTimed(.endOfStream, to: downstream[port])
+            } else {
+                for target in downstream[port] { target.deliver(.endOfStream) }
+            }
         }
     }
 
-    /// Calls the node for one frame. Returns true once every feeder's end of stream has arrived.
+    /// Calls the node for one frame, counted. Returns true once every feeder's end of stream has arrived.
     @discardableResult
-    func receive(_ frame: Frame) -> Bool {
+    func receive(_ frame: Frame, waitedNanoseconds: UInt64 = 0) -> Bool {
+        guard let metrics else { return receiveUncounted(frame) }
+        if tracksSpeech, case .event(let event) = frame {
+            speechTracker.withLock { $0.received(event.payload, at: event.time) }
+        }
+        return counted(metrics, input: frame, waitedNanoseconds: waitedNanoseconds) { receiveUncounted(frame) }
+    }
+
+    /// Runs one call into the node and adds it to the counters: its own time (less what it spent downstream or
+    /// asleep on the media clock), what it received and sent, and the frame's latency.
+    private func counted<Result>(_ metrics: NodeMetrics, input: Frame?, waitedNanoseconds: UInt64,
+                                 _ call: () throws -> Result) rethrows -> Result {
+        downstreamNanoseconds = 0
+        sentBuffers = 0
+        sentFrames = 0
+        sentEvents = 0
+        let clockWaitBefore = metrics.clockWaitNanoseconds.load(ordering: .relaxed)
+        let start = MonotonicTime.nanoseconds()
+        defer {
+            let elapsed = MonotonicTime.nanoseconds() &- start
+            let clockWait = metrics.clockWaitNanoseconds.load(ordering: .relaxed) &- clockWaitBefore
+            let own = elapsed &- min(elapsed, downstreamNanoseconds &+ clockWait)
+            let (buffers, frames, events) = (sentBuffers, sentFrames, sentEvents)
+            metrics.counters.withLock { counters in
+                counters.calls += 1
+                counters.processingNanoseconds &+= own
+                switch input {
+                case .audio(let buffer)?:
+                    counters.buffersIn += 1
+                    counters.framesIn += Int64(buffer.frameCount)
+                case .event?: counters.eventsIn += 1
+                case .control?: counters.commandsIn += 1
+                case .endOfStream?, nil: break
+                }
+                counters.buffersOut += buffers
+                counters.framesOut += frames
+                counters.eventsOut += events
+                counters.latency.record(nanoseconds: waitedNanoseconds &+ own)
+            }
+        }
+        return try call()
+    }
+
+    private func receiveUncounted(_ frame: Frame) -> Bool {
         if case .endOfStream = frame {
             endOfStreamRemaining -= 1
             guard endOfStreamRemaining <= 0 else { return false }
@@ -112,7 +226,12 @@ final class RunningNode: @unchecked Sendable {
             do {
                 while !context.isCancelled {
                     drainInbox()
-                    if try source.produce(context) == .finished { break }
+                    let status = if let metrics {
+                        try counted(metrics, input: nil, waitedNanoseconds: 0) { try source.produce(context) }
+                    } else {
+                        try source.produce(context)
+                    }
+                    if status == .finished { break }
                 }
             } catch {
                 fail(error)
@@ -127,7 +246,8 @@ final class RunningNode: @unchecked Sendable {
     func runWorker() {
         guard let queue else { return }
         while true {
-            if receive(queue.pop()) { return }
+            let (frame, waited) = queue.popTimed()
+            if receive(frame, waitedNanoseconds: waited) { return }
         }
     }
 }

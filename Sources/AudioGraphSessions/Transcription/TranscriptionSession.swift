@@ -133,6 +133,10 @@ public final class TranscriptionSession: Sendable {
     /// How far the sources have read.
     public func progress() -> [SourceProgress] { runtime.progress() }
 
+    /// What the runtime has counted for every node so far (time, frames, queues, speech latency); safe from any
+    /// thread while the session runs.
+    public func statistics() -> GraphStatistics { runtime.statistics() }
+
     public func startTranscription() async throws(TranscriptionSessionError) {
         guard canTranscribe else { throw .noTranscriber }
         try await deliver(.startTranscription)

@@ -6,7 +6,7 @@ import Synchronization
 struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
-    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
+    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--stats [json]] [--no-metrics] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
     static let help = """
         \(abstract).
 
@@ -15,7 +15,14 @@ struct RunCommand: Command {
         OPTIONS:
           --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable. VALUE is read as
                                   JSON when it parses (8000, true), else as a string.
-          --events jsonl          Print every event to stdout as one JSON object per line.
+          --events jsonl          Print every event to stdout as one JSON object per line (with a "latency"
+                                  event after each final transcript: speech end → final, first partial).
+          --stats                 At the end, print a table of every node to stderr: processing time, share,
+                                  real-time factor, frames in/out, queue high-water mark, drops, p50/p95
+                                  per-frame latency, and each recognizer's speech end → final latency.
+          --stats json            Instead, print them as the last line on stdout:
+                                  {"type":"stats","wallSeconds":…,"nodes":{"<node id>":{…}}}.
+          --no-metrics            Do not count per-node metrics (no --stats, no latency events).
           --control FILE          Read session commands as JSON lines from FILE (a FIFO or a file), e.g.
                                   {"command":"startTranscription"}, {"command":"hideCaptions"},
                                   {"command":"setCaptionLanguage","language":"en-US"}, {"command":"stop"}.
@@ -32,7 +39,12 @@ struct RunCommand: Command {
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
         let args = try Arguments(arguments, valued: ["--set", "--events", "--dot", "--control"],
-                                 flags: ["--quiet", "--verbose"])
+                                 flags: ["--quiet", "--verbose", "--no-metrics"],
+                                 optionallyValued: ["--stats": ["json", "table"]])
+        let stats = args.optionalValue("--stats")
+        if stats != nil && args.flag("--no-metrics") {
+            throw GraphError(.usage, at: "--stats", "needs metrics; drop --no-metrics")
+        }
         let config = try args.requirePositionals(["config"])[0]
         let eventsFormat = args.value("--events")
         if let eventsFormat, eventsFormat != "jsonl" {
@@ -50,7 +62,8 @@ struct RunCommand: Command {
             for note in graph.notes { printError("audiograph: note: \(note)") }
         }
 
-        let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose")))
+        let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose"),
+                                                                             metrics: !args.flag("--no-metrics")))
         let interrupts = InterruptHandler { session.cancel() }
         // After the handler: a SIGINT right after "serving" must not be lost.
         let server = try serve(graph, session)
@@ -107,6 +120,11 @@ struct RunCommand: Command {
             printError(String(format: "audiograph: %@ %.1f s of audio in %.2f s (%.0fx real time)",
                               summary.interrupted && !control.stopRequested ? "interrupted after" : "done:", audio,
                               summary.wallSeconds, speed))
+        }
+        switch stats {
+        case "json"?: printOut(JSONWriter.compact(.object(summary.statistics.json)))
+        case "table"?: printError(summary.statistics.table)
+        default: break
         }
         return summary.interrupted && !control.stopRequested ? GraphError.Code.interrupted.exitCode : 0
     }
