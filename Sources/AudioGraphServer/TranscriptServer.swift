@@ -17,28 +17,45 @@ public final class TranscriptServer: Sendable {
     public typealias Store = any TranscriptStore & AccessTokenStore
 
     public let live: LiveSessions
+    /// What `GET /metrics` answers: `audiograph_live_sessions`, and every attached session's per-node series.
+    public let metrics: MetricsEndpoint
     private let daemon: HTTPDaemon
 
     /// Starts serving `store` at `listen` with `threads` worker threads. `publicURL` is what served
     /// `transcriptUrl`s start with (default `http://HOST:PORT` of the listening socket).
     public init(store: Store, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil) throws(HTTPServerError) {
         let live = LiveSessions()
+        let metrics = MetricsEndpoint()
+        metrics.set("live sessions") { exposition in
+            exposition.add(gauge: "audiograph_live_sessions", help: "Sessions this server runs now.", value: Double(live.count))
+        }
         let holder = APIHolder()
         daemon = try HTTPDaemon(address: listen, threads: threads) { request in holder.handle(request) }
         holder.set(TranscriptsAPI(store: store, tokens: AccessTokens(store: store), live: live,
-                                  publicURL: publicURL ?? daemon.baseURL))
+                                  publicURL: publicURL ?? daemon.baseURL, metrics: metrics))
         self.live = live
+        self.metrics = metrics
     }
 
     /// `http://HOST:PORT` of the listening socket.
     public var baseURL: String { daemon.baseURL }
     public var port: UInt16 { daemon.port }
 
-    /// Publishes `session`'s captions as live session `id` until `LiveSessions.remove` (or `shutdown`).
+    /// Publishes `session`'s captions as live session `id` until `LiveSessions.remove` (or `shutdown`), and its
+    /// per-node statistics on `GET /metrics` labelled `session="ID"`, with `audiograph_session_running` 1 while
+    /// it is live. Once it ended its final totals stay (running 0); a later session with the same id replaces
+    /// them.
     @discardableResult
     public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
         let live = self.live.add(id: id, room: room, participants: participants)
         session.observeCaptions { caption in live.publish(caption) }
+        metrics.set("session \(id)") { exposition in
+            let labels: PrometheusExposition.Labels = [("session", id)]
+            exposition.add(gauge: "audiograph_session_running",
+                           help: "1 while the session runs; 0 once it ended (its final totals stay).",
+                           labels: labels, value: live.isEnded ? 0 : 1)
+            exposition.add(session.statistics(), labels: labels)
+        }
         return live
     }
 

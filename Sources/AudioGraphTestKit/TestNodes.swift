@@ -16,6 +16,9 @@ public final class ToneSourceNode: SourceNode {
             ParameterSpec("frequency", .number(range: 1...20_000), default: 440, doc: "Tone frequency in Hz."),
             ParameterSpec("blockFrames", .integer(range: 1...65536), default: 1024, doc: "Frames per buffer."),
             ParameterSpec("endless", .boolean, default: false, doc: "Never end (until cancelled)."),
+            ParameterSpec("realtime", .boolean, default: false,
+                          doc: "Pace at 1x on the graph's clock (each block waits until its start is due)."),
+            ParameterSpec("live", .boolean, default: false, doc: "Act as a live source (implies realtime)."),
         ],
         inputs: [],
         outputs: [.init(produces: [.audio], forwardsInput: false)])
@@ -25,7 +28,10 @@ public final class ToneSourceNode: SourceNode {
     private let blockFrames: Int
     private let frequency: Double
     private let endless: Bool
+    private let realtime: Bool
+    private let live: Bool
     private var position: Int64 = 0
+    private var startTime: Double?
 
     public init(configuration: NodeConfiguration) throws {
         format = AudioFormat(sampleRate: configuration.int("sampleRate") ?? 16000, channels: configuration.int("channels") ?? 1)
@@ -33,15 +39,25 @@ public final class ToneSourceNode: SourceNode {
         blockFrames = configuration.int("blockFrames") ?? 1024
         frequency = configuration.double("frequency") ?? 440
         endless = configuration.bool("endless") ?? false
+        live = configuration.bool("live") ?? false
+        realtime = live || (configuration.bool("realtime") ?? false)
     }
 
     public var totalFrames: Int64? { endless ? nil : total }
+    public var isLive: Bool { live }
+    public var isRealtime: Bool { realtime }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { format }
 
     public func produce(_ context: NodeContext) throws -> SourceStatus {
         let frames = endless ? blockFrames : Int(min(Int64(blockFrames), total - position))
         if frames <= 0 { return .finished }
+        if realtime {
+            let start = startTime ?? context.clock.now()
+            startTime = start
+            context.clock.sleep(until: start + Double(position) / Double(format.sampleRate),
+                                cancellation: context.cancellationFlag)
+        }
         var samples = [Float](repeating: 0, count: frames * format.channels)
         for i in 0..<frames {
             let t = Double(position + Int64(i)) / Double(format.sampleRate)

@@ -12,13 +12,18 @@ public final class TranscriptsAPI: Sendable {
     private let tokens: AccessTokens
     private let live: LiveSessions
     private let publicURL: String
+    private let metrics: MetricsEndpoint?
 
-    /// - Parameter publicURL: what `transcriptUrl`s in answers start with (`http://HOST:PORT`).
-    public init(store: any TranscriptStore, tokens: AccessTokens, live: LiveSessions, publicURL: String) {
+    /// - Parameters:
+    ///   - publicURL: what `transcriptUrl`s in answers start with (`http://HOST:PORT`).
+    ///   - metrics: what `GET /metrics` answers (no token needed: counters only); nil: 404.
+    public init(store: any TranscriptStore, tokens: AccessTokens, live: LiveSessions, publicURL: String,
+                metrics: MetricsEndpoint? = nil) {
         self.store = store
         self.tokens = tokens
         self.live = live
         self.publicURL = publicURL
+        self.metrics = metrics
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -41,6 +46,7 @@ public final class TranscriptsAPI: Sendable {
             return WebPage.response(for: request.path)
         }
         if segments == ["favicon.ico"] { return HTTPResponse(status: 204) }  // no icon; spares browsers a 404
+        if segments == ["metrics"], let metrics { return metrics.response() }
         if segments == ["health"] { return .json(["status": "ok", "version": .string(AudioGraphVersion.current)]) }
         guard segments.first == "v1" else { throw .notFound("no such path") }
         let user = try authenticate(request)

@@ -39,6 +39,9 @@ public final class LiveSessions: Sendable {
         sessions.withLock { Array($0.values) }.filter { $0.participants.contains(user) }.sorted { $0.id < $1.id }
     }
 
+    /// How many sessions are live now.
+    public var count: Int { sessions.withLock { $0.count } }
+
     /// Ends every session (server shutdown).
     public func endAll() {
         for session in sessions.withLock({ sessions in defer { sessions.removeAll() }; return Array(sessions.values) }) {
@@ -104,6 +107,9 @@ public final class LiveSession: Sendable {
 
     /// Viewers now watching.
     public var viewerCount: Int { state.withLock { state in state.viewers.filter { !$0.isClosed }.count } }
+
+    /// Whether the session has ended (`LiveSessions.remove`, or replaced by a session with its id).
+    public var isEnded: Bool { state.withLock { $0.ended } }
 
     /// Sends `end` to every viewer and closes their streams. Idempotent.
     public func end() {

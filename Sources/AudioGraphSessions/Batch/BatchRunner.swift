@@ -19,18 +19,22 @@ public struct BatchFileResult: Sendable {
     public var interrupted = false
     /// A queue item whose claim was taken over (its lease expired) before it ended: its result was not recorded.
     public var lostClaim = false
+    /// What the runtime counted for every node of the file's graph (nil when the graph was never built).
+    public var statistics: GraphStatistics?
 
     public var succeeded: Bool { error == nil && !interrupted && !lostClaim }
 }
 
 /// Stopping a batch: `stop()` takes no new files (running ones finish), `cancel()` also stops the running
-/// ones (their outputs are finalized). Shared by every thread of a batch.
+/// ones (their outputs are finalized). Shared by every thread of a batch, it also totals the per-node
+/// statistics of the files run so far (`statistics()`, what `--metrics-port` serves).
 public final class BatchControl: Sendable {
     private struct State {
         var stopping = false
         var cancelling = false
         var next = 0
         var running: [Int: TranscriptionSession] = [:]
+        var finished = GraphStatistics(wallSeconds: 0, nodes: [])
     }
 
     private let state = Mutex(State())
@@ -63,7 +67,27 @@ public final class BatchControl: Sendable {
         }
     }
 
-    func end(_ token: Int) { _ = state.withLock { $0.running.removeValue(forKey: token) } }
+    /// A session ended: its final statistics join the totals in the same step as it leaves the running ones, so
+    /// `statistics()` never goes back.
+    func end(_ token: Int, statistics: GraphStatistics) {
+        state.withLock { state in
+            state.running.removeValue(forKey: token)
+            state.finished.accumulate(statistics)
+        }
+    }
+
+    /// Per node (by id and type), what every file run so far counted, the running ones included (up to now).
+    /// `wallSeconds` is the sum of the runs' wall times.
+    public func statistics() -> GraphStatistics {
+        state.withLock { state in
+            var total = state.finished
+            for (_, session) in state.running.sorted(by: { $0.key < $1.key }) { total.accumulate(session.statistics()) }
+            return total
+        }
+    }
+
+    /// Files running now.
+    public var runningCount: Int { state.withLock { $0.running.count } }
 
     /// Sleeps up to `seconds`, returning early once stopping.
     func pause(_ seconds: Double) {
@@ -129,7 +153,11 @@ public final class BatchRunner: Sendable {
                 result.interrupted = true
                 return
             }
-            defer { control.end(token) }
+            defer {
+                let statistics = session.statistics()
+                result.statistics = statistics
+                control.end(token, statistics: statistics)
+            }
             onSession?(session)
             let summary = try session.run(onWarning: { [onWarning] in onWarning(item, $0) })
             result.audioSeconds = summary.sources.map(\.seconds).max() ?? 0

@@ -6,8 +6,8 @@ import Synchronization
 struct BatchCommand: Command {
     static let name = "batch"
     static let abstract = "Run a pipeline over every file of a manifest, here or through a shared queue"
-    static let usage = "audiograph batch MANIFEST --pipeline CONFIG [--jobs N] [--set NODE.PARAM=VALUE]... [--json] [--quiet]\n"
-        + "       audiograph batch MANIFEST --pipeline CONFIG --store STORE [--enqueue-only] [--jobs N] [--lease-seconds S] [--max-attempts N]\n"
+    static let usage = "audiograph batch MANIFEST --pipeline CONFIG [--jobs N] [--set NODE.PARAM=VALUE]... [--metrics-port PORT] [--json] [--quiet]\n"
+        + "       audiograph batch MANIFEST --pipeline CONFIG --store STORE [--enqueue-only] [--jobs N] [--lease-seconds S] [--max-attempts N] [--metrics-port PORT]\n"
         + "       audiograph batch status --store STORE [--json]"
     /// Some files failed, the others are done: distinct from the codes that mean the batch itself could not run.
     static let someFailedExitCode: Int32 = 75
@@ -37,6 +37,11 @@ struct BatchCommand: Command {
           --enqueue-only        With --store: enqueue and exit; workers do the rest.
           --lease-seconds S     How long a claim lasts without a heartbeat (default 60; heartbeats every S/3).
           --max-attempts N      Tries per file before it is failed for good (default 3).
+          --metrics-port PORT   Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the batch
+                                runs (HOST:PORT for another address; 0 picks a free port): per-node totals
+                                over the files run so far and file counts (see docs/scale.md). Prints
+                                "audiograph: metrics at http://HOST:PORT/metrics" on stderr. Not with
+                                --enqueue-only.
           --json                Print the summary (or status) as JSON on stdout.
           --quiet               No progress bar and no per-file lines on stderr.
           --verbose             Let libraries print their own logs.
@@ -49,16 +54,20 @@ struct BatchCommand: Command {
         (outputs finalized); a third quits at once.
 
         EXIT CODES: 0 every file done; 64 bad arguments; 65 a bad manifest line (MANIFEST:LINE) or pipeline;
-        66 no manifest or pipeline; 73/74 the store cannot be opened or written; 75 some files failed (each is
-        listed; the others are done; 75 rather than 70 so a script can tell "some files failed" from "the batch
-        could not run"); 130 interrupted.
+        66 no manifest or pipeline; 69 cannot listen on --metrics-port; 73/74 the store cannot be opened or
+        written; 75 some files failed (each is listed; the others are done; 75 rather than 70 so a script can
+        tell "some files failed" from "the batch could not run"); 130 interrupted.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
         let args = try Arguments(arguments, valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds",
-                                                     "--max-attempts"],
+                                                     "--max-attempts", "--metrics-port"],
                                  flags: ["--enqueue-only", "--json", "--quiet", "--verbose"])
         if args.positionals.first == "status" { return try status(args) }
+        let metricsAddress = try BatchOptions.metricsAddress(args)
+        if metricsAddress != nil, args.flag("--enqueue-only") {
+            throw GraphError(.usage, at: "--metrics-port", "does not apply with --enqueue-only (nothing runs here)")
+        }
         let manifestPath = try args.requirePositionals(["manifest"])[0]
         guard let config = args.value("--pipeline") else {
             throw GraphError(.usage, at: "--pipeline", "batch needs the pipeline: --pipeline CONFIG")
@@ -74,7 +83,11 @@ struct BatchCommand: Command {
         let runner = try BatchOptions.runner(config: config, args: args, store: store, registry: registry,
                                              firstPath: items[0].path)
         guard let store else {
-            return try local(items, runner: runner, jobs: jobs, args: args)
+            let metrics = try metricsAddress.map { address throws(GraphError) in
+                try BatchMetrics.start(address, control: runner.control, jobs: jobs)
+            }
+            defer { metrics?.shutdown() }
+            return try local(items, runner: runner, jobs: jobs, args: args, metrics: metrics)
         }
         // Each item carries the pipeline, so `audiograph worker --store STORE` needs nothing else.
         let queued = try BatchPipeline.queued(configPath: config, overrides: args.values("--set"))
@@ -103,20 +116,30 @@ struct BatchCommand: Command {
             }
             return 0
         }
+        let metrics = try metricsAddress.map { address throws(GraphError) in
+            try BatchMetrics.start(address, control: runner.control, jobs: jobs)
+        }
+        defer { metrics?.shutdown() }
         return try BatchWork.run(queue: queue, store: store, control: runner.control, resolve: { _ in runner },
-                                 options: worker, total: items.count, args: args, exitZeroOnTerm: false)
+                                 options: worker, total: items.count, args: args, exitZeroOnTerm: false, metrics: metrics)
     }
 
     /// Runs the files here on a pool of `jobs` threads.
-    static func local(_ items: [WorkItem], runner: BatchRunner, jobs: Int, args: Arguments) throws(GraphError) -> Int32 {
+    static func local(_ items: [WorkItem], runner: BatchRunner, jobs: Int, args: Arguments,
+                      metrics: BatchMetrics? = nil) throws(GraphError) -> Int32 {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
         let signals = BatchSignals(control: runner.control)
         defer { _ = signals }
         let started = Date()
         progress.start()
-        let results = runner.runAll(items, jobs: jobs, onStart: { _ in progress.began() },
-                                    onFinish: { result in BatchReport.file(result, progress: progress, quiet: quiet) })
+        let results = runner.runAll(items, jobs: jobs, onStart: { _ in
+            metrics?.began()
+            progress.began()
+        }, onFinish: { result in
+            metrics?.finished(result, retried: false)
+            BatchReport.file(result, progress: progress, quiet: quiet)
+        })
         progress.stop()
         var tally = BatchTally(results: results, wallSeconds: Date().timeIntervalSince(started))
         tally.files = items.count
@@ -129,8 +152,8 @@ struct BatchCommand: Command {
     /// `batch status --store STORE [--json]`.
     static func status(_ args: Arguments) throws(GraphError) -> Int32 {
         _ = try args.requirePositionals(["status"])
-        try StoreOptions.reject(["--pipeline", "--jobs", "--set", "--lease-seconds", "--max-attempts", "--enqueue-only"],
-                                in: args)
+        try StoreOptions.reject(["--pipeline", "--jobs", "--set", "--lease-seconds", "--max-attempts", "--enqueue-only",
+                                 "--metrics-port"], in: args)
         guard let location = args.value("--store").map(BatchStore.location) else {
             throw GraphError(.usage, at: "--store", "batch status needs the store: --store STORE")
         }
@@ -170,6 +193,22 @@ enum BatchOptions {
             throw GraphError(.usage, at: "--jobs", "expects a whole number from 1 to 256, not \"\(text)\"")
         }
         return value
+    }
+
+    /// `--metrics-port PORT` (on 127.0.0.1) or `--metrics-port HOST:PORT`; nil without it.
+    static func metricsAddress(_ args: Arguments) throws(GraphError) -> ListenAddress? {
+        guard let text = args.value("--metrics-port") else { return nil }
+        if !text.isEmpty, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
+            guard text.count <= 5, let port = UInt16(text), let address = ListenAddress("127.0.0.1:\(port)") else {
+                throw GraphError(.usage, at: "--metrics-port", "expects a port from 0 to 65535 (or HOST:PORT), not \"\(text)\"")
+            }
+            return address
+        }
+        guard let address = ListenAddress(text) else {
+            throw GraphError(.usage, at: "--metrics-port",
+                             "expects a port from 0 to 65535, or HOST:PORT with an IPv4 host like 0.0.0.0:9464, not \"\(text)\"")
+        }
+        return address
     }
 
     static func worker(_ args: Arguments, jobs: Int, wait: Bool) throws(GraphError) -> BatchRunner.WorkerOptions {
@@ -255,7 +294,7 @@ enum BatchStore {
 enum BatchWork {
     static func run(queue: any WorkQueue, store: String, control: BatchControl, resolve: @escaping BatchRunner.Resolver,
                     options: BatchRunner.WorkerOptions, total: Int?, args: Arguments,
-                    exitZeroOnTerm: Bool) throws(GraphError) -> Int32 {
+                    exitZeroOnTerm: Bool, metrics: BatchMetrics? = nil) throws(GraphError) -> Int32 {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: total, enabled: !quiet && Console.stderrIsTerminal)
         let signals = BatchSignals(control: control)
@@ -263,6 +302,7 @@ enum BatchWork {
         let started = Date()
         progress.start()
         let outcome = BatchRunner.work(queue: queue, control: control, options: options, resolve: resolve, onStart: { claim in
+            metrics?.began()
             progress.began()
             if claim.attempt > 1, !quiet {
                 progress.clear()
@@ -271,6 +311,7 @@ enum BatchWork {
         }, onFinish: { result in
             // A failed attempt with attempts left is queued again: not finished yet.
             let retried = result.error != nil && !result.lostClaim && result.attempt < options.maxAttempts
+            metrics?.finished(result, retried: retried)
             BatchReport.file(result, progress: progress, quiet: quiet, retried: retried)
         })
         progress.stop()
@@ -301,6 +342,66 @@ enum BatchWork {
         }
         return tally.failed > 0 ? BatchCommand.someFailedExitCode : 0
     }
+}
+
+/// `--metrics-port`: a `MetricsServer` with the batch's per-node totals (`BatchControl.statistics()`, running
+/// files included) and this process's file counts.
+final class BatchMetrics: Sendable {
+    private struct Counts {
+        var busy = 0
+        var outcomes: [String: Int64] = ["done": 0, "failed": 0, "retried": 0, "interrupted": 0]
+        var audioSeconds = 0.0
+    }
+
+    static let outcomes = ["done", "failed", "retried", "interrupted"]
+    private let counts = Mutex(Counts())
+    private let server: MetricsServer
+
+    private init(server: MetricsServer) { self.server = server }
+
+    /// Listens at `address` and announces "audiograph: metrics at http://HOST:PORT/metrics"; exit 69 naming
+    /// --metrics-port when it cannot listen.
+    static func start(_ address: ListenAddress, control: BatchControl, jobs: Int) throws(GraphError) -> BatchMetrics {
+        let server: MetricsServer
+        do {
+            server = try MetricsServer(listen: address)
+        } catch {
+            throw GraphError(.unavailable, at: "--metrics-port", error.message)
+        }
+        let metrics = BatchMetrics(server: server)
+        server.endpoint.set("batch") { [weak metrics] exposition in
+            guard let counts = metrics?.counts.withLock({ $0 }) else { return }
+            for outcome in outcomes {
+                exposition.add(counter: "audiograph_worker_files_total",
+                               help: "Files this process finished, by outcome: done, failed (for good), retried "
+                                   + "(a failed attempt queued again), interrupted (or its claim was lost).",
+                               labels: [("outcome", outcome)], value: counts.outcomes[outcome] ?? 0)
+            }
+            exposition.add(gauge: "audiograph_worker_busy_jobs", help: "Files running now.", value: Double(counts.busy))
+            exposition.add(gauge: "audiograph_worker_jobs", help: "Files this process runs at once at most (--jobs).",
+                           value: Double(jobs))
+            exposition.add(counter: "audiograph_worker_audio_seconds_total",
+                           help: "Seconds of audio in the files this process finished.", value: counts.audioSeconds)
+            exposition.add(control.statistics())
+        }
+        printError("audiograph: metrics at \(server.baseURL)/metrics")
+        return metrics
+    }
+
+    func began() { counts.withLock { $0.busy += 1 } }
+
+    /// Counted before the file's line is printed, so a scrape after "done: FILE" sees it.
+    func finished(_ result: BatchFileResult, retried: Bool) {
+        let outcome = result.succeeded ? "done" : retried ? "retried" : result.error != nil && !result.lostClaim ? "failed"
+            : "interrupted"
+        counts.withLock { counts in
+            counts.busy -= 1
+            counts.outcomes[outcome, default: 0] += 1
+            counts.audioSeconds += result.audioSeconds
+        }
+    }
+
+    func shutdown() { server.shutdown() }
 }
 
 /// Counts for the summary.

@@ -5,7 +5,7 @@ import Synchronization
 struct WorkerCommand: Command {
     static let name = "worker"
     static let abstract = "Claim files from a batch queue and run the pipeline on them"
-    static let usage = "audiograph worker --store STORE [--wait] [--pipeline CONFIG] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--json] [--quiet]"
+    static let usage = "audiograph worker --store STORE [--wait] [--pipeline CONFIG] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--metrics-port PORT] [--json] [--quiet]"
     static let help = """
         \(abstract) (enqueued by `audiograph batch MANIFEST --pipeline CONFIG --store STORE --enqueue-only`).
 
@@ -31,6 +31,11 @@ struct WorkerCommand: Command {
           --lease-seconds S     How long a claim lasts without a heartbeat (default 60).
           --max-attempts N      Tries per file before it is failed for good (default 3).
           --set NODE.PARAM=VALUE  Override a pipeline parameter (or session.KEY); repeatable.
+          --metrics-port PORT   Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the worker
+                                runs (HOST:PORT for another address, e.g. 0.0.0.0:9464; 0 picks a free
+                                port): per-node totals over the files run so far (running ones included),
+                                audiograph_worker_files_total{outcome="done|failed|retried|interrupted"},
+                                busy jobs. Prints "audiograph: metrics at http://HOST:PORT/metrics" on stderr.
           --json                Print the summary as JSON on stdout.
           --quiet               No progress and no per-file lines on stderr.
           --verbose             Let libraries print their own logs.
@@ -38,15 +43,16 @@ struct WorkerCommand: Command {
         Without --wait the worker ends when nothing is claimable (files claimed by live workers are theirs).
         EXIT CODES: 0 done (or SIGTERM with --wait); 64 bad arguments, or (without --pipeline) a claimed file
         queued without its pipeline (named; its attempt is failed); 65 a bad pipeline; 66 no pipeline file or
-        no store; 73/74 the store cannot be opened or written; 75 files this worker ran failed for good;
-        130 interrupted.
+        no store; 69 cannot listen on --metrics-port; 73/74 the store cannot be opened or written; 75 files
+        this worker ran failed for good; 130 interrupted.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
         let args = try Arguments(arguments, valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds",
-                                                     "--max-attempts"],
+                                                     "--max-attempts", "--metrics-port"],
                                  flags: ["--wait", "--json", "--quiet", "--verbose"])
         _ = try args.requirePositionals([])
+        let metricsAddress = try BatchOptions.metricsAddress(args)
         guard let store = args.value("--store").map(BatchStore.location) else {
             throw GraphError(.usage, at: "--store", "worker needs the store that holds the queue: --store STORE")
         }
@@ -66,8 +72,12 @@ struct WorkerCommand: Command {
         }
         let queue = try BatchStore.open(store, create: false)
         defer { queue.close() }
+        let metrics = try metricsAddress.map { address throws(GraphError) in
+            try BatchMetrics.start(address, control: control, jobs: jobs)
+        }
+        defer { metrics?.shutdown() }
         return try BatchWork.run(queue: queue, store: store, control: control, resolve: resolve, options: options,
-                                 total: nil, args: args, exitZeroOnTerm: true)
+                                 total: nil, args: args, exitZeroOnTerm: true, metrics: metrics)
     }
 }
 
