@@ -119,7 +119,16 @@ public enum ConfigLoader {
                 throw .config(path / "type", "expected a string, got \(typeValue.typeDescription)")
             }
             parameters["type"] = nil
-            nodes.append(NodeSpec(id: id, type: type, parameters: parameters))
+            var queue: Int?
+            if let queueValue = parameters["queue"] {
+                guard let frames = queueValue.intValue, NodeSpec.queueRange.contains(frames) else {
+                    throw .config(path / "queue", "expected an integer of frames from \(NodeSpec.queueRange.lowerBound) "
+                        + "to \(NodeSpec.queueRange.upperBound), got \(JSONWriter.compact(queueValue))")
+                }
+                queue = frames
+                parameters["queue"] = nil
+            }
+            nodes.append(NodeSpec(id: id, type: type, parameters: parameters, queue: queue))
         }
 
         var links: [LinkSpec] = []

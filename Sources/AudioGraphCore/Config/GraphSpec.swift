@@ -38,13 +38,20 @@ public struct GraphSpec: Sendable {
 public struct NodeSpec: Sendable {
     public var id: String
     public var type: String
-    /// Every key of the node's object except `type`.
+    /// Every key of the node's object except `type` and `queue`.
     public var parameters: JSONObject
+    /// `queue`: run the node on a thread of its own behind a queue of this many frames (a queued node's own
+    /// capacity otherwise; inline nodes run on the thread that feeds them).
+    public var queue: Int?
 
-    public init(id: String, type: String, parameters: JSONObject = JSONObject()) {
+    /// The largest `queue` a config may ask for.
+    public static let queueRange = 1...65536
+
+    public init(id: String, type: String, parameters: JSONObject = JSONObject(), queue: Int? = nil) {
         self.id = id
         self.type = type
         self.parameters = parameters
+        self.queue = queue
     }
 }
 

@@ -4,6 +4,11 @@ public enum ConfigSchema {
         var nodeVariants: [JSONValue] = []
         for descriptor in registry.descriptors {
             var properties = JSONObject([("type", .object(JSONObject([("const", .string(descriptor.type))])))])
+            properties["queue"] = .object(JSONObject([
+                ("type", "integer"), ("minimum", .number(Double(NodeSpec.queueRange.lowerBound))),
+                ("maximum", .number(Double(NodeSpec.queueRange.upperBound))),
+                ("description", .string("Run this node on a thread of its own behind a queue of this many frames.")),
+            ]))
             var required: [JSONValue] = ["type"]
             for parameter in descriptor.parameters {
                 var schema = parameterSchema(parameter.kind)

@@ -135,11 +135,12 @@ public struct GraphBuilder {
                 if outputFormat == nil { kinds.remove(.audio) }
                 return kinds
             }
-            let capacity: Int?
+            var capacity: Int?
             switch node.entry.descriptor.execution {
             case .inline: capacity = incoming.count > 1 ? 64 : nil  // a queue serializes several feeders
             case .queued(let c): capacity = c
             }
+            if let queue = node.spec.queue { capacity = queue }  // the config's "queue" key
             built[id] = Graph.Node(id: id, descriptor: node.entry.descriptor, instance: instance,
                                    configuration: node.configuration, inputFormat: inputFormat,
                                    outputFormat: outputFormat, autoInserted: node.autoInserted,
