@@ -24,6 +24,7 @@ PACKAGES=(
   curl                 # the demo asks the HTTP API
   time                 # /usr/bin/time: peak memory in benchmarks
   sox                  # benchmarks compare against it; tests use it to make fixtures
+  python3-prometheus-client  # tests parse /metrics with its parser (run by /usr/bin/python3)
   ffmpeg               # benchmarks compare against it
 )
 

@@ -27,6 +27,8 @@ swift build --build-tests
 # embedding example (built, tested and run).
 bash scripts/build-plugins.sh
 export AUDIOGRAPH_REQUIRE_EXAMPLE_PLUGINS=1
+# The /metrics tests parse with prometheus_client (Debian's python3-prometheus-client): fail, not skip, without it.
+export AUDIOGRAPH_REQUIRE_PROMETHEUS_PARSER=1
 bash scripts/build-examples.sh
 # One test at a time: many tests block on real work (decoding, nested builds, realtime audio), and run side by
 # side on 2 cores they starve the concurrency pool that the waiting tests need (parallel runs took 126 s and

@@ -123,6 +123,11 @@ enum DocsCommands {
             .exits(0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"],
                    server: "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080",
                    stdout: [#""calls":["#, #""page":1"#]),
+        // docs/http-api.md: metrics (no token)
+        "curl http://127.0.0.1:8080/metrics":
+            .exits(0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"],
+                   server: "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080",
+                   stdout: ["# TYPE audiograph_live_sessions gauge", "audiograph_live_sessions 0"]),
     ]
 
     /// Documented commands that are not run here, each with the reason.

@@ -9,6 +9,9 @@ struct ServeCommand: Command {
     static let help = """
         \(abstract): the JSON API under /v1, captions as Server-Sent Events, and a web page at / (see
         docs/http-api.md). Every /v1 request needs "Authorization: Bearer TOKEN" (audiograph tokens create).
+        GET /metrics answers Prometheus metrics without a token: per-node counters of every --run pipeline,
+        labelled session="ID" (kept with their final totals once a pipeline ends), and no transcript text or
+        user names.
 
         USAGE: \(usage)
 
@@ -19,8 +22,9 @@ struct ServeCommand: Command {
           --listen H:P      Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).
           --threads N       Worker threads (default 4).
           --public-url URL  What served transcriptUrls start with (default http://HOST:PORT).
-          --run CONFIG      Also run this pipeline, with its live captions at /v1/sessions/ID/captions;
-                            repeatable. The server keeps serving after the pipelines end.
+          --run CONFIG      Also run this pipeline, with its live captions at /v1/sessions/ID/captions
+                            and its metrics at /metrics; repeatable. The server keeps serving after the
+                            pipelines end.
 
         Prints "audiograph: serving http://HOST:PORT" on stderr once it accepts connections. SIGINT or SIGTERM
         stops accepting, lets requests in flight finish, ends caption streams, and exits 0.
