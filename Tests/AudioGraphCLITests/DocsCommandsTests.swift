@@ -83,6 +83,8 @@ enum DocsCommands {
             .exits(0, files: ["out/talk-16k.flac"]),
         "audiograph run my-pipeline.json --events jsonl":
             .exits(0, stdout: [#""type":"level""#], files: ["out/talk-16k.flac"]),
+        "audiograph run my-pipeline.json --stats":
+            .exits(0, files: ["out/talk-16k.flac"]),
         "audiograph run my-pipeline.json --set rs.sampleRate=8000 --set out.path=out/talk-8k.wav":
             .exits(0, files: ["out/talk-8k.wav"]),
         // docs/getting-started.md: transcripts over HTTP
@@ -170,6 +172,9 @@ enum DocsCommands {
         "sbatch ": "needs Slurm (deploy/validate.sh checks the script with bash -n and shellcheck).",
         "install -D -m 600 /dev/null ~/.config/audiograph/worker.env": "creates the Slurm workers' env file in the "
             + "user's home (part of the Slurm recipe).",
+        "benchmarks/": "a benchmark: plays audio at 1x or runs for minutes, and its numbers need an idle machine; "
+            + "run by hand (benchmarks/README.md has the results). What it runs is `audiograph run` with "
+            + "--events jsonl / --no-metrics, which StatsTests and MetricsTests cover.",
         "swift package ":
             "a SwiftPM command (the plugins in Plugins/: validate-pipelines, scaffold-node): each needs a nested "
             + "swift build of audiograph, minutes on two cores; CommandPluginTests (Tests/AudioGraphTests) runs "

@@ -17,6 +17,12 @@ public struct LatencyHistogram: Sendable, Equatable {
         counts = Array(repeating: 0, count: Self.bucketCount)
     }
 
+    init(counts: [Int64], count: Int64, sumNanoseconds: UInt64) {
+        self.counts = counts
+        self.count = count
+        self.sumNanoseconds = sumNanoseconds
+    }
+
     mutating func record(nanoseconds value: UInt64) {
         counts[Self.bucket(for: value)] += 1
         count += 1

@@ -223,7 +223,7 @@ public final class GraphRuntime: @unchecked Sendable {
             return NodeStatistics(
                 id: running.id, type: running.node.descriptor.type, isSource: isSource,
                 sampleRate: (isSource ? running.node.outputFormat : running.node.inputFormat)?.sampleRate,
-                counters: running.metrics?.counters.withLock { $0 } ?? NodeCounters(),
+                counters: running.metrics?.snapshot() ?? NodeCounters(),
                 queue: running.queue?.statistics, speech: running.metrics?.speech?.withLock { $0 })
         })
     }

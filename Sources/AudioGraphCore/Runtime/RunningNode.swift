@@ -29,12 +29,9 @@ final class RunningNode: @unchecked Sendable {
     var timeline: StreamTimeline?
     private let isSource: Bool
     private let isLiveSource: Bool
-    // Confined to the node's thread, reset per call: time spent downstream (inline nodes fed, waiting for a
-    // full queue) and what the call sent.
-    private var downstreamNanoseconds: UInt64 = 0
-    private var sentBuffers: Int64 = 0
-    private var sentFrames: Int64 = 0
-    private var sentEvents: Int64 = 0
+    /// What the current call has spent downstream and sent. Confined to the node's thread; behind a pointer so
+    /// updates skip Swift's dynamic exclusivity checks (class properties pay one per access, per frame).
+    private let call = UnsafeMutablePointer<CallBookkeeping>.allocate(capacity: 1)
 
     /// Commands waiting to be injected by this source ahead of its next block (sessions steer the graph this
     /// way), with what to call once they are in the graph.
@@ -61,7 +58,16 @@ final class RunningNode: @unchecked Sendable {
         let source = node.instance as? any SourceNode
         self.isSource = source != nil
         self.isLiveSource = source?.isLive ?? false
+        call.initialize(to: CallBookkeeping())
     }
+
+    deinit {
+        call.deinitialize(count: 1)
+        call.deallocate()
+    }
+
+    /// When this node's last counted call ended (read by the node that called it inline, on the same thread).
+    var lastCallEnd: UInt64 { call.pointee.end }
 
     var id: String { node.id }
 
@@ -83,20 +89,30 @@ final class RunningNode: @unchecked Sendable {
         }
         switch frame {
         case .audio(let buffer):
-            sentBuffers += 1
-            sentFrames += Int64(buffer.frameCount)
-        case .event: sentEvents += 1
+            call.pointee.sentBuffers += 1
+            call.pointee.sentFrames += Int64(buffer.frameCount)
+        case .event: call.pointee.sentEvents += 1
         case .control, .endOfStream: break
         }
         deliverTimed(frame, to: downstream[port])
     }
 
-    /// Delivers downstream, counting the time as not this node's.
+    /// Delivers downstream, counting the time as not this node's. One clock read per boundary: an inline
+    /// target starts its call at this node's reading and this node resumes at the target's end reading.
     private func deliverTimed(_ frame: Frame, to targets: [RunningNode]) {
         guard !targets.isEmpty else { return }
         let start = MonotonicTime.nanoseconds()
-        for target in targets { target.deliver(frame) }
-        downstreamNanoseconds &+= MonotonicTime.nanoseconds() &- start
+        var now = start
+        for target in targets {
+            if target.queue == nil, target.metrics != nil {
+                target.receive(frame, startedAt: now)
+                now = target.lastCallEnd
+            } else {
+                target.deliver(frame)
+                now = MonotonicTime.nanoseconds()
+            }
+        }
+        call.pointee.downstream &+= now &- start
     }
 
     private func report(_ buffer: AudioBuffer, to timeline: StreamTimeline) {
@@ -147,48 +163,55 @@ final class RunningNode: @unchecked Sendable {
     }
 
     /// Calls the node for one frame, counted. Returns true once every feeder's end of stream has arrived.
+    /// - Parameters:
+    ///   - waitedNanoseconds: how long the frame waited in this node's queue.
+    ///   - startedAt: the monotonic time the call starts at, when the caller just read it.
     @discardableResult
-    func receive(_ frame: Frame, waitedNanoseconds: UInt64 = 0) -> Bool {
+    func receive(_ frame: Frame, waitedNanoseconds: UInt64 = 0, startedAt: UInt64? = nil) -> Bool {
         guard let metrics else { return receiveUncounted(frame) }
         if tracksSpeech, case .event(let event) = frame {
             speechTracker.withLock { $0.received(event.payload, at: event.time) }
         }
-        return counted(metrics, input: frame, waitedNanoseconds: waitedNanoseconds) { receiveUncounted(frame) }
+        return counted(metrics, input: frame, waitedNanoseconds: waitedNanoseconds, startedAt: startedAt) {
+            receiveUncounted(frame)
+        }
     }
 
     /// Runs one call into the node and adds it to the counters: its own time (less what it spent downstream or
     /// asleep on the media clock), what it received and sent, and the frame's latency.
+    @inline(__always)
     private func counted<Result>(_ metrics: NodeMetrics, input: Frame?, waitedNanoseconds: UInt64,
-                                 _ call: () throws -> Result) rethrows -> Result {
-        downstreamNanoseconds = 0
-        sentBuffers = 0
-        sentFrames = 0
-        sentEvents = 0
+                                 startedAt: UInt64? = nil, _ body: () throws -> Result) rethrows -> Result {
+        let outer = call.pointee
+        call.pointee = CallBookkeeping()
         let clockWaitBefore = metrics.clockWaitNanoseconds.load(ordering: .relaxed)
-        let start = MonotonicTime.nanoseconds()
+        let start = startedAt ?? MonotonicTime.nanoseconds()
         defer {
-            let elapsed = MonotonicTime.nanoseconds() &- start
+            let end = MonotonicTime.nanoseconds()
+            let done = call.pointee
+            let elapsed = end &- start
             let clockWait = metrics.clockWaitNanoseconds.load(ordering: .relaxed) &- clockWaitBefore
-            let own = elapsed &- min(elapsed, downstreamNanoseconds &+ clockWait)
-            let (buffers, frames, events) = (sentBuffers, sentFrames, sentEvents)
-            metrics.counters.withLock { counters in
-                counters.calls += 1
-                counters.processingNanoseconds &+= own
-                switch input {
-                case .audio(let buffer)?:
-                    counters.buffersIn += 1
-                    counters.framesIn += Int64(buffer.frameCount)
-                case .event?: counters.eventsIn += 1
-                case .control?: counters.commandsIn += 1
-                case .endOfStream?, nil: break
-                }
-                counters.buffersOut += buffers
-                counters.framesOut += frames
-                counters.eventsOut += events
-                counters.latency.record(nanoseconds: waitedNanoseconds &+ own)
+            let own = elapsed &- min(elapsed, done.downstream &+ clockWait)
+            metrics.calls.addFromSingleWriter(1)
+            metrics.processingNanoseconds.addFromSingleWriter(own)
+            switch input {
+            case .audio(let buffer)?:
+                metrics.buffersIn.addFromSingleWriter(1)
+                metrics.framesIn.addFromSingleWriter(Int64(buffer.frameCount))
+            case .event?: metrics.eventsIn.addFromSingleWriter(1)
+            case .control?: metrics.commandsIn.addFromSingleWriter(1)
+            case .endOfStream?, nil: break
             }
+            if done.sentBuffers > 0 {
+                metrics.buffersOut.addFromSingleWriter(done.sentBuffers)
+                metrics.framesOut.addFromSingleWriter(done.sentFrames)
+            }
+            if done.sentEvents > 0 { metrics.eventsOut.addFromSingleWriter(done.sentEvents) }
+            metrics.latency.record(nanoseconds: waitedNanoseconds &+ own)
+            call.pointee = outer
+            call.pointee.end = end
         }
-        return try call()
+        return try body()
     }
 
     private func receiveUncounted(_ frame: Frame) -> Bool {
@@ -250,4 +273,13 @@ final class RunningNode: @unchecked Sendable {
             if receive(frame, waitedNanoseconds: waited) { return }
         }
     }
+}
+
+/// A call's bookkeeping: time spent downstream, what it sent, and when it ended.
+struct CallBookkeeping {
+    var downstream: UInt64 = 0
+    var sentBuffers: Int64 = 0
+    var sentFrames: Int64 = 0
+    var sentEvents: Int64 = 0
+    var end: UInt64 = 0
 }
