@@ -40,12 +40,14 @@ struct VADNodeTests {
         #expect(d.execution == .inline)
         #expect(d.inputs.count == 1 && d.inputs[0].requires == [.audio])
         #expect(d.outputs.count == 1 && d.outputs[0].produces == [.speech] && d.outputs[0].forwardsInput)
-        #expect(d.parameters.map(\.name) == ["aggressiveness", "hangoverMs", "minSpeechMs", "preRollMs"])
+        #expect(d.parameters.map(\.name) == ["aggressiveness", "hangoverMs", "minSpeechMs", "preRollMs", "pauseHintMs"])
         #expect(d.parameter(named: "aggressiveness")?.kind == .integer(range: 0...3))
         #expect(d.parameter(named: "aggressiveness")?.defaultValue == .number(1))
         #expect(d.parameter(named: "hangoverMs")?.defaultValue == .number(650))
         #expect(d.parameter(named: "minSpeechMs")?.defaultValue == .number(100))
         #expect(d.parameter(named: "preRollMs")?.defaultValue == .number(50))
+        #expect(d.parameter(named: "pauseHintMs")?.kind == .integer(range: 0...5000))
+        #expect(d.parameter(named: "pauseHintMs")?.defaultValue == .number(200))
         #expect(d.parameters.allSatisfy { !$0.doc.isEmpty })
     }
 
@@ -262,5 +264,58 @@ struct VADNodeTests {
         harness.stop()
         harness.stop()
         #expect(harness.output.count == before)
+    }
+
+    // MARK: pause hints
+
+    /// Runs the node on a hand-made context (the harness has no observer and runs as batch): what it sent
+    /// downstream, and what observers saw.
+    private func runWithObserver(realtime: Bool, parameters: JSONObject = JSONObject())
+        throws -> (output: [Event], observed: [Event]) {
+        let values = try ParameterValidation.validate(parameters, against: VADNode.descriptor, at: .root / "nodes" / "vad")
+        let node = try VADNode(configuration: NodeConfiguration(id: "vad", type: "vad", values: values))
+        var output: [Event] = []
+        var observed: [Event] = []
+        let context = NodeContext(nodeID: "vad", inputFormat: mono16k, outputFormat: mono16k, clock: ManualClock(),
+                                  options: RunOptions(realtime: realtime),
+                                  output: { _, frame in if case .event(let event) = frame { output.append(event) } },
+                                  observer: { observed.append($0) })
+        try node.start(context)
+        for buffer in Signals.buffers(utterance(sampleRate: 16_000), format: mono16k, framesPerBuffer: 1024, startingAt: 0) {
+            try node.process(buffer, context)
+        }
+        try node.finish(context)
+        node.stop()
+        return (output, observed)
+    }
+
+    private static func isPauseHint(_ event: Event) -> Bool {
+        if case .custom(SpeechHints.speechPausing, .speech, _) = event.payload { return true }
+        return false
+    }
+
+    @Test func inRealTimeThePauseHintIsForwardedButNotObserved() throws {
+        let (output, observed) = try runWithObserver(realtime: true)
+        let hints = output.filter(Self.isPauseHint)
+        // The syllables' pauses (≤ 100 ms) are shorter than the 200 ms default: one hint, in the final pause.
+        try #require(hints.count == 1, "\(output)")
+        #expect(hints[0].node == "vad")
+        let end = try #require(output.first { $0.payload == .speechEnded })
+        #expect(hints[0].time == end.time, "stamped where the speechEnded that follows is")
+        let hintIndex = try #require(output.firstIndex(where: Self.isPauseHint))
+        let endIndex = try #require(output.firstIndex { $0.payload == .speechEnded })
+        #expect(hintIndex < endIndex)
+        // Observers see the speech events only.
+        #expect(observed.map(\.payload) == [.speechStarted, .speechEnded])
+        #expect(!observed.contains(where: Self.isPauseHint))
+    }
+
+    @Test func noPauseHintInBatchRunsOrWithPauseHintZeroOrNotBelowTheHangover() throws {
+        #expect(!(try runWithObserver(realtime: false).output.contains(where: Self.isPauseHint)))
+        #expect(!(try runWithObserver(realtime: true, parameters: ["pauseHintMs": 0]).output.contains(where: Self.isPauseHint)))
+        #expect(!(try runWithObserver(realtime: true, parameters: ["pauseHintMs": 650]).output.contains(where: Self.isPauseHint)))
+        // A shorter hangover with a hint below it still hints once.
+        let short = try runWithObserver(realtime: true, parameters: ["hangoverMs": 400, "pauseHintMs": 150])
+        #expect(short.output.filter(Self.isPauseHint).count >= 1)
     }
 }

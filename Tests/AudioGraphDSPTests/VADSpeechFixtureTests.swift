@@ -78,6 +78,8 @@ private func score(_ name: String, _ labels: [(Double, Double)]) throws -> Count
         case .speechEnded(let at):
             if let start = open { segments.append((start, Double(at) / Double(rate))) }
             open = nil
+        case .speechPausing:
+            break
         }
     }
     samples.withUnsafeBufferPointer { detector.process($0, handle) }

@@ -207,9 +207,9 @@ struct VADStateMachineTests {
 
     /// Over many pseudo-random decision patterns: starts and ends alternate, every segment has positive length,
     /// segments do not overlap, a start never precedes 0 or the previous end, and every run the machine reports
-    /// contains a speech run of at least minSpeech.
-    @Test(arguments: [(0, 0, 0), (30, 50, 20), (50, 0, 100), (10, 100, 0), (40, 40, 40)])
-    func randomPatternsKeepTheInvariants(minSpeech: Int, hangover: Int, preRoll: Int) {
+    /// contains a speech run of at least minSpeech; pause hints come only inside speech, once per gap, in order.
+    @Test(arguments: [(0, 0, 0, 0), (30, 50, 20, 20), (50, 0, 100, 0), (10, 100, 0, 30), (40, 40, 40, 10), (30, 60, 0, 60)])
+    func randomPatternsKeepTheInvariants(minSpeech: Int, hangover: Int, preRoll: Int, pauseHint: Int) {
         var seed: UInt64 = 0x1234_5678
         func next() -> UInt64 {
             seed ^= seed << 13
@@ -219,7 +219,7 @@ struct VADStateMachineTests {
         }
         for _ in 0..<50 {
             var machine = VADStateMachine(minSpeech: Int64(minSpeech), hangover: Int64(hangover),
-                                          preRoll: Int64(preRoll))
+                                          preRoll: Int64(preRoll), pauseHint: Int64(pauseHint))
             var pattern = ""
             var speech = false
             for _ in 0..<200 {
@@ -230,6 +230,7 @@ struct VADStateMachineTests {
             if let last = machine.finish(at: 2_000) { all.append(last) }
             var lastEnd: Int64 = 0
             var open: Int64?
+            var lastHint: Int64?
             for action in all {
                 switch action {
                 case .speechStarted(let at):
@@ -243,11 +244,78 @@ struct VADStateMachineTests {
                     }
                     #expect(at > start)
                     #expect(at - start >= Int64(minSpeech))
+                    if let lastHint { #expect(at >= lastHint) }
                     lastEnd = at
                     open = nil
+                    lastHint = nil
+                case .speechPausing(let at):
+                    #expect(pauseHint > 0 && pauseHint < hangover)
+                    guard let start = open else {
+                        Issue.record("speechPausing outside speech")
+                        continue
+                    }
+                    #expect(at > start)
+                    if let lastHint { #expect(at > lastHint, "one hint per gap") }
+                    lastHint = at
                 }
             }
             #expect(open == nil)
         }
+    }
+
+    // MARK: pause hint
+
+    @Test func aGapReachingPauseHintIsReportedOnceAtItsStart() {
+        var machine = VADStateMachine(minSpeech: 0, hangover: 50, preRoll: 0, pauseHint: 20)
+        // Speech in frames 0-2 (ends at 30); the gap reaches 20 samples at the end of frame 4.
+        let result = feed(&machine, "SSS.......")
+        #expect(result.map(\.action) == [.speechStarted(at: 0), .speechPausing(at: 30), .speechEnded(at: 30)])
+        #expect(result[1].frame == 4)
+        #expect(result[2].frame == 7)
+    }
+
+    @Test func thePauseHintHasTheStampOfTheSpeechEndThatFollows() {
+        var machine = VADStateMachine(minSpeech: 20, hangover: 60, preRoll: 10, pauseHint: 30)
+        let all = actions(&machine, "..SSSS.S..........")
+        let hints = all.compactMap { if case .speechPausing(let at) = $0 { return at } else { return nil } }
+        let ends = all.compactMap { if case .speechEnded(let at) = $0 { return at } else { return nil } }
+        #expect(hints == [80])
+        #expect(ends == hints)
+    }
+
+    @Test func gapsShorterThanPauseHintAreNotReported() {
+        var machine = VADStateMachine(minSpeech: 0, hangover: 50, preRoll: 0, pauseHint: 30)
+        // Gaps of 20 samples inside speech: no hint, no end.
+        #expect(actions(&machine, "SS..SS..SS..SS") == [.speechStarted(at: 0)])
+        #expect(machine.pauseReported == false)
+    }
+
+    @Test func eachLongEnoughGapIsReportedOnceAndSpeechMayResumeAfterIt() {
+        var machine = VADStateMachine(minSpeech: 0, hangover: 60, preRoll: 0, pauseHint: 20)
+        // Two 4-frame gaps (40 samples: past pauseHint, short of hangover), then one that ends the speech.
+        let result = feed(&machine, "SS....SS....SS........")
+        #expect(result.map(\.action) == [.speechStarted(at: 0), .speechPausing(at: 20), .speechPausing(at: 80),
+                                         .speechPausing(at: 140), .speechEnded(at: 140)])
+        #expect(result.map(\.frame) == [0, 3, 9, 15, 19])
+    }
+
+    @Test(arguments: [0, 50, 80] as [Int64])
+    func noPauseHintWhenZeroOrNotBelowTheHangover(pauseHint: Int64) {
+        var machine = VADStateMachine(minSpeech: 0, hangover: 50, preRoll: 0, pauseHint: pauseHint)
+        #expect(actions(&machine, "SSS........SS....S..........") == [.speechStarted(at: 0), .speechEnded(at: 30),
+                                                                     .speechStarted(at: 110), .speechEnded(at: 180)])
+    }
+
+    @Test func endOfStreamInAHintedGapEndsAtTheHintsStamp() {
+        var machine = VADStateMachine(minSpeech: 0, hangover: 50, preRoll: 0, pauseHint: 20)
+        #expect(actions(&machine, "SSS...") == [.speechStarted(at: 0), .speechPausing(at: 30)])
+        #expect(machine.finish(at: 60) == .speechEnded(at: 30))
+        #expect(machine.pauseReported == false)
+    }
+
+    @Test func millisecondsConvertAtTheSampleRate() {
+        let machine = VADStateMachine(minSpeechMs: 100, hangoverMs: 650, preRollMs: 50, pauseHintMs: 200, sampleRate: 16_000)
+        #expect(machine.pauseHint == 3_200)
+        #expect(VADStateMachine(minSpeechMs: 100, hangoverMs: 650, preRollMs: 50, sampleRate: 16_000).pauseHint == 0)
     }
 }

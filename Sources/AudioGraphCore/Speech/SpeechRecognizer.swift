@@ -41,7 +41,8 @@ public struct RecognitionResult: Sendable, Equatable {
 }
 
 /// One decoder instance. The recognizer node drives it utterance by utterance from its own thread
-/// (confinement: one thread at a time; no locks needed inside).
+/// (confinement: one thread at a time; no locks needed inside). An engine that works in the background for
+/// `prepareFinal` keeps that work to itself (a decoder of its own) and synchronizes it internally.
 ///
 /// Lifecycle: `startUtterance`, any number of `process` and `partialHypothesis` calls, then `endUtterance`
 /// — repeated per utterance. Deinitialization releases the engine.
@@ -57,10 +58,25 @@ public protocol SpeechRecognizer: AnyObject {
     /// short tail): an engine that decodes the utterance again for its final may stop there. Default:
     /// `endUtterance()`.
     func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult
+    /// Speech may end after the first `frames` frames of the current utterance (the VAD heard a pause; speech
+    /// may also resume): an engine whose final pass decodes the utterance again may start it now, in the
+    /// background, so that `endUtterance(speechEndsAfter:)` with the same `frames` returns its result sooner.
+    /// The final must be the same as without the call. `frames` never exceeds the frames fed so far; the node
+    /// calls this only when the graph runs in real time. Default: nothing.
+    func prepareFinal(speechEndsAfter frames: Int)
 }
 
 extension SpeechRecognizer {
     public func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult { try endUtterance() }
+    public func prepareFinal(speechEndsAfter frames: Int) {}
+}
+
+/// Hints a node sends downstream without showing them to observers (`NodeContext.forward`), as
+/// `.custom(type:kind:fields:)` events.
+public enum SpeechHints {
+    /// From the VAD, kind `speech`, no fields: speech may be ending at the event's time (where a pause began;
+    /// a `speechEnded` that follows in the same pause has the same time). A recognizer may start its final pass.
+    public static let speechPausing = "speechPausing"
 }
 
 /// Settings an engine is made from: the recognizer node's parameters, resolved.
@@ -73,6 +89,9 @@ public struct RecognizerOptions: Sendable {
     public var verbose: Bool
     /// Whether `partialHypothesis` will be asked for (an engine may skip its streaming pass when not).
     public var wantsPartials: Bool = true
+    /// The graph runs at the pace of its audio (`RunOptions.realtime`): `prepareFinal` may be called, and an
+    /// engine may spend a background thread on it.
+    public var realtime: Bool = false
     /// The recognizer node's configuration, for errors that name a parameter.
     public var node: NodeConfiguration
 

@@ -8,6 +8,12 @@ import AudioGraphCore
 /// a start is decided once `minSpeechMs` of speech has been heard, an end once `hangoverMs` of non-speech has
 /// passed, both plus the analysis delay (about 60 ms). At end of stream, ongoing speech ends at the stream's end.
 ///
+/// After `pauseHintMs` of non-speech inside speech (when below `hangoverMs`) it also sends a `speechPausing` hint
+/// (`SpeechHints.speechPausing`, a custom `speech` event stamped where the pause began, like the `speechEnded` that
+/// may follow) to the nodes downstream only: it is forwarded, not emitted, so observers (`--events`, sessions)
+/// never see it. A recognizer starts its final pass on it. Only when the graph runs in real time
+/// (`RunOptions.realtime`): a batch run has no latency to save, and its frames stay as they were.
+///
 /// The detector works on the average of the channels, at the input's own rate (8000–48000 Hz). See
 /// `VoiceActivityDetector` for the method.
 public final class VADNode: AudioNode {
@@ -33,6 +39,10 @@ public final class VADNode: AudioNode {
                           doc: "speechStarted is stamped this much (ms) before the first speech frame, so a consumer that keeps "
                             + "this much audio does not cut the first word; never before the stream's start or the previous "
                             + "speechEnded. Default 50, chosen by benchmarks/vad.sh (raise it for a recognizer)."),
+            ParameterSpec("pauseHintMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.pauseHintMs)),
+                          doc: "After this much non-speech inside speech, tell a recognizer downstream that speech may be "
+                            + "ending so it can start its final pass early (the final is the same, only sooner); 0: never. "
+                            + "Only below hangoverMs."),
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.speech], forwardsInput: true)],
@@ -45,6 +55,8 @@ public final class VADNode: AudioNode {
     private var detector: VoiceActivityDetector?
     private var channels = 1
     private var sampleRate = 1
+    /// Send `speechPausing` hints (real-time runs only).
+    private var sendsPauseHints = false
     /// Stream position of the first sample the detector saw (detector positions count from it).
     private var origin: Int64?
     private var scratch: [Float] = []
@@ -57,13 +69,15 @@ public final class VADNode: AudioNode {
             aggressiveness: configuration.int("aggressiveness") ?? defaults.aggressiveness,
             hangoverMs: configuration.int("hangoverMs") ?? defaults.hangoverMs,
             minSpeechMs: configuration.int("minSpeechMs") ?? defaults.minSpeechMs,
-            preRollMs: configuration.int("preRollMs") ?? defaults.preRollMs)
+            preRollMs: configuration.int("preRollMs") ?? defaults.preRollMs,
+            pauseHintMs: configuration.int("pauseHintMs") ?? defaults.pauseHintMs)
     }
 
     public func start(_ context: NodeContext) throws {
         guard let format = context.inputFormat else { return }
         sampleRate = format.sampleRate
         channels = format.channels
+        sendsPauseHints = context.options.realtime
         detector = VoiceActivityDetector(sampleRate: format.sampleRate, configuration: configuration)
         pending.reserveCapacity(4)
         scratch.reserveCapacity(4096)
@@ -96,6 +110,11 @@ public final class VADNode: AudioNode {
             context.emit(.speechStarted, at: Double(origin + at) / Double(sampleRate))
         case .speechEnded(let at):
             context.emit(.speechEnded, at: Double(origin + at) / Double(sampleRate))
+        case .speechPausing(let at):
+            guard sendsPauseHints else { return }
+            // A hint for the nodes downstream, not an observable event: forwarded, so observers never see it.
+            context.forward(Event(node: context.nodeID, time: Double(origin + at) / Double(sampleRate),
+                                  payload: .custom(type: SpeechHints.speechPausing, kind: .speech, fields: JSONObject())))
         }
     }
 }

@@ -1,5 +1,6 @@
 /// The VAD's decision logic, apart from any signal processing: per-frame speech/non-speech decisions in,
-/// `speechStarted` / `speechEnded` actions out (swift-nio style: a pure value that returns what to do).
+/// `speechStarted` / `speechPausing` / `speechEnded` actions out (swift-nio style: a pure value that returns what to
+/// do).
 ///
 /// Times are stream positions in samples. Each decision covers one frame `[start, end)`; frames arrive in order
 /// and without gaps.
@@ -9,6 +10,10 @@
 /// - **hangover**: once speaking, speech continues through non-speech gaps shorter than `hangover`; a gap that
 ///   reaches `hangover` ends it. The end is stamped where the gap began (the end of the last speech frame), and
 ///   reported when the gap reaches `hangover`.
+/// - **pauseHint**: when a gap inside speech reaches `pauseHint` (only if `0 < pauseHint < hangover`), speech *may*
+///   be ending: `.speechPausing` is reported once for that gap, stamped where the gap began — the stamp the
+///   `.speechEnded` will have if the gap goes on to reach `hangover`. Speech resuming before `pauseHint` reports
+///   nothing; speech resuming after it simply goes on (no action cancels the hint).
 /// - **preRoll**: the reported start is moved back by `preRoll` so a consumer that keeps that much audio does not
 ///   cut the first word, but never before 0 and never before the previous speech's end.
 /// - **finish**: at the end of the stream, speech still going on ends at the stream's end (the frames not yet
@@ -21,11 +26,16 @@
 ///      ▲  ◄─────────────────────┘  non-speech                          │  ▲ speech
 ///      │                                                               ▼  │
 ///      └──────────────── gap ≥ hangover: .speechEnded(gap start) ──── (gap)
+///                                                                      │
+///                                   gap = pauseHint (once per gap): .speechPausing(gap start)
 /// ```
 public struct VADStateMachine: Sendable, Equatable {
     public enum Action: Sendable, Equatable {
         /// Speech started at this position (preRoll applied).
         case speechStarted(at: Int64)
+        /// A gap inside speech reached `pauseHint`: speech may end at this position (the gap's start). Speech may
+        /// also resume; if it ends in this gap, `speechEnded` carries the same position.
+        case speechPausing(at: Int64)
         /// Speech ended at this position.
         case speechEnded(at: Int64)
     }
@@ -43,24 +53,30 @@ public struct VADStateMachine: Sendable, Equatable {
     public let minSpeech: Int64
     public let hangover: Int64
     public let preRoll: Int64
+    /// Gap length after which `.speechPausing` is reported; 0 (or ≥ `hangover`): never.
+    public let pauseHint: Int64
     public private(set) var state: State = .silence
+    /// Whether the current gap inside speech has been reported with `.speechPausing`.
+    public private(set) var pauseReported = false
     /// The end of the last reported speech (starts are never placed before it).
     public private(set) var previousEnd: Int64 = 0
     /// The end of the newest frame.
     public private(set) var lastFrameEnd: Int64 = 0
 
     /// Durations in samples.
-    public init(minSpeech: Int64, hangover: Int64, preRoll: Int64) {
-        precondition(minSpeech >= 0 && hangover >= 0 && preRoll >= 0)
+    public init(minSpeech: Int64, hangover: Int64, preRoll: Int64, pauseHint: Int64 = 0) {
+        precondition(minSpeech >= 0 && hangover >= 0 && preRoll >= 0 && pauseHint >= 0)
         self.minSpeech = minSpeech
         self.hangover = hangover
         self.preRoll = preRoll
+        self.pauseHint = pauseHint
     }
 
     /// Durations in milliseconds at `sampleRate`.
-    public init(minSpeechMs: Int, hangoverMs: Int, preRollMs: Int, sampleRate: Int) {
+    public init(minSpeechMs: Int, hangoverMs: Int, preRollMs: Int, pauseHintMs: Int = 0, sampleRate: Int) {
         func samples(_ ms: Int) -> Int64 { Int64(ms) * Int64(sampleRate) / 1000 }
-        self.init(minSpeech: samples(minSpeechMs), hangover: samples(hangoverMs), preRoll: samples(preRollMs))
+        self.init(minSpeech: samples(minSpeechMs), hangover: samples(hangoverMs), preRoll: samples(preRollMs),
+                  pauseHint: samples(pauseHintMs))
     }
 
     /// Whether speech has been reported and not yet ended.
@@ -86,12 +102,20 @@ public struct VADStateMachine: Sendable, Equatable {
         case .speaking(let lastSpeechEnd):
             if isSpeech {
                 state = .speaking(lastSpeechEnd: end)
+                pauseReported = false
                 return nil
             }
-            if end - lastSpeechEnd >= hangover {
+            let gap = end - lastSpeechEnd
+            if gap >= hangover {
                 state = .silence
                 previousEnd = lastSpeechEnd
+                pauseReported = false
                 return .speechEnded(at: lastSpeechEnd)
+            }
+            if pauseHint > 0 && gap >= pauseHint && !pauseReported {
+                // pauseHint < hangover here: the gap has not reached hangover.
+                pauseReported = true
+                return .speechPausing(at: lastSpeechEnd)
             }
             return nil
         }
@@ -101,7 +125,10 @@ public struct VADStateMachine: Sendable, Equatable {
     /// `position`; speech in a gap still shorter than `hangover` ends where the gap began, as it would have had the
     /// stream gone on.
     public mutating func finish(at position: Int64) -> Action? {
-        defer { state = .silence }
+        defer {
+            state = .silence
+            pauseReported = false
+        }
         switch state {
         case .silence, .candidate:
             return nil
@@ -116,6 +143,7 @@ public struct VADStateMachine: Sendable, Equatable {
     private mutating func beginRun(at runStart: Int64, frameEnd: Int64) -> Action? {
         if frameEnd - runStart >= minSpeech {
             state = .speaking(lastSpeechEnd: frameEnd)
+            pauseReported = false
             return .speechStarted(at: max(runStart - preRoll, previousEnd, 0))
         }
         state = .candidate(runStart: runStart)

@@ -5,19 +5,24 @@ public struct VADConfiguration: Sendable, Equatable {
     public var hangoverMs: Int
     public var minSpeechMs: Int
     public var preRollMs: Int
+    /// Non-speech inside speech after which `.speechPausing` is reported (0: never; only below `hangoverMs`).
+    public var pauseHintMs: Int
 
     public init(aggressiveness: Int = VADConfiguration.defaults.aggressiveness,
                 hangoverMs: Int = VADConfiguration.defaults.hangoverMs,
                 minSpeechMs: Int = VADConfiguration.defaults.minSpeechMs,
-                preRollMs: Int = VADConfiguration.defaults.preRollMs) {
+                preRollMs: Int = VADConfiguration.defaults.preRollMs,
+                pauseHintMs: Int = VADConfiguration.defaults.pauseHintMs) {
         self.aggressiveness = aggressiveness
         self.hangoverMs = hangoverMs
         self.minSpeechMs = minSpeechMs
         self.preRollMs = preRollMs
+        self.pauseHintMs = pauseHintMs
     }
 
-    /// The defaults: the best mean frame F1 over the SNRs of benchmarks/vad.sh (see benchmarks/README.md).
-    public static let defaults = (aggressiveness: 1, hangoverMs: 650, minSpeechMs: 100, preRollMs: 50)
+    /// The defaults: the best mean frame F1 over the SNRs of benchmarks/vad.sh (see benchmarks/README.md);
+    /// `pauseHintMs` gives a recognizer 450 ms head start on its final pass at the default hangover.
+    public static let defaults = (aggressiveness: 1, hangoverMs: 650, minSpeechMs: 100, preRollMs: 50, pauseHintMs: 200)
 }
 
 /// A voice-activity detector over one stream of mono samples: frames the samples (10 ms hop, a Hann window of
@@ -71,7 +76,8 @@ public final class VoiceActivityDetector {
         self.classifier = classifier
             ?? VADClassifier(thresholds: VADClassifier.Thresholds.aggressiveness(configuration.aggressiveness))
         stateMachine = VADStateMachine(minSpeechMs: configuration.minSpeechMs, hangoverMs: configuration.hangoverMs,
-                                       preRollMs: configuration.preRollMs, sampleRate: sampleRate)
+                                       preRollMs: configuration.preRollMs, pauseHintMs: configuration.pauseHintMs,
+                                       sampleRate: sampleRate)
         frame = [Float](repeating: 0, count: size)
         // Zeros before the stream, so frame 0's window is centred on samples [0, hop).
         fill = size / 2 - hop / 2

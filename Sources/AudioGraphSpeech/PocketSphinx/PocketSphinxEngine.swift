@@ -77,21 +77,37 @@ public enum PocketSphinxEngine {
     }
 }
 
-/// A pocketsphinx decoder. Confined to one thread at a time (the recognizer node's worker).
+/// A pocketsphinx decoder.
+///
+/// Confinement: the recognizer node's thread, one call at a time — except the eager final pass, which runs on a
+/// background serial queue of its own (`EagerFinalPass`) with a decoder of its own; the two share only
+/// `Speculation` objects, which are `Sendable` (a `Mutex` and a `DispatchGroup`).
 final class PocketSphinxRecognizer: SpeechRecognizer {
     let capabilities: RecognizerCapabilities
     /// Decodes each utterance whole for its final result (like pocketsphinx_batch). A decoder keeps state across
-    /// utterances (its running cepstral mean), so partials run on a decoder of their own: the finals are then
-    /// exactly what pocketsphinx_batch gives for the same audio.
+    /// utterances (its front end's noise estimate), so partials run on a decoder of their own: the finals are
+    /// then exactly what pocketsphinx_batch gives for the same audio.
     private let finalDecoder: OpaquePointer
     /// Runs while speech goes on, for partial hypotheses (nil when partials are off or the streaming pass
     /// gives the finals itself).
     private let streamingDecoder: OpaquePointer?
-    private let logmath: OpaquePointer
+    /// The eager final pass (real-time runs with the whole-utterance final only).
+    private let eager: EagerFinalPass?
     /// The current utterance's audio, for the whole-utterance final pass (bounded by the node's
     /// `maxUtteranceSeconds`).
     private var utterance: [Int16] = []
     private var inUtterance = false
+    /// Between `startUtterance` and `endUtterance`.
+    private var collecting = false
+    /// Counts utterances, so a speculation is never taken for another utterance's final.
+    private var utteranceNumber = 0
+    /// The speculative final of the current utterance, if one was started.
+    private var speculation: Speculation?
+    /// The newest speculation submitted (maybe of an earlier utterance): while it runs, new ones are skipped.
+    private var lastSpeculation: Speculation?
+    /// Speculations started, and finals that were a speculation's result (for tests and logs).
+    private(set) var speculationsStarted = 0
+    private(set) var speculationsUsed = 0
     /// Run the streaming pass (for partial hypotheses).
     private let streaming: Bool
     private let wholeUtteranceFinal: Bool
@@ -119,9 +135,21 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         // lattice passes, looks at every second frame and searches narrower beams. Measured on examples/captions.json
         // (23.7 s): the partial pass costs 13% on top of the final pass instead of 100%, and partials still
         // read "mr john dashwood and then a leisure…" where they should.
-        streamingDecoder = streaming && wholeUtteranceFinal
-            ? try Self.makeDecoder(arguments + Self.partialPassArguments, files, options) : nil
-        logmath = ps_get_logmath(finalDecoder)
+        do {
+            streamingDecoder = streaming && wholeUtteranceFinal
+                ? try Self.makeDecoder(arguments + Self.partialPassArguments, files, options) : nil
+        } catch {
+            ps_free(finalDecoder)
+            throw error
+        }
+        do {
+            eager = options.realtime && wholeUtteranceFinal
+                ? EagerFinalPass(decoder: try Self.makeDecoder(arguments, files, options)) : nil
+        } catch {
+            if let streamingDecoder { ps_free(streamingDecoder) }
+            ps_free(finalDecoder)
+            throw error
+        }
     }
 
     static let partialPassArguments = ["-fwdflat", "no", "-bestpath", "no", "-ds", "2", "-maxhmmpf", "3000",
@@ -148,6 +176,8 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     deinit {
+        // Let a speculation still running finish before its decoder goes (EagerFinalPass frees it).
+        eager?.drain()
         if inUtterance { ps_end_utt(liveDecoder) }
         if let streamingDecoder { ps_free(streamingDecoder) }
         ps_free(finalDecoder)
@@ -156,9 +186,19 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     /// The decoder the streaming pass runs on.
     private var liveDecoder: OpaquePointer { streamingDecoder ?? finalDecoder }
 
+    /// Whether this recognizer has the eager final pass (real-time runs with `finalPass` utterance).
+    var hasEagerFinalPass: Bool { eager != nil }
+
     func startUtterance() throws {
         utterance.removeAll(keepingCapacity: true)
+        utteranceNumber += 1
+        collecting = true
+        // A speculation of the previous utterance is never used now (it may still run: `lastSpeculation` keeps
+        // it, so nothing else is queued behind it; its decoder is touched only on the eager queue).
+        speculation = nil
         if streaming {
+            // An utterance left open (no endUtterance) is dropped.
+            if inUtterance { try endLiveUtterance() }
             // A new stream per utterance: pocketsphinx counts segment frames from the start of the stream, and
             // word times are relative to the utterance (the node moves them onto the stream's clock).
             ps_start_stream(liveDecoder)
@@ -187,27 +227,68 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         return String(cString: hyp)
     }
 
+    /// Starts the final pass of `utterance[0..<frames]` on the eager decoder, in the background. Skipped when
+    /// there is no eager pass (batch runs, streaming finals), when a speculation (of any utterance) is still
+    /// running, when this one was already asked for, or when fewer frames were fed.
+    func prepareFinal(speechEndsAfter frames: Int) {
+        guard let eager, collecting, frames > 0, frames <= utterance.count else { return }
+        if let lastSpeculation, !lastSpeculation.isFinished { return }
+        if let speculation, speculation.frames == frames { return }
+        let job = Speculation(utterance: utteranceNumber, frames: frames)
+        speculation = job
+        lastSpeculation = job
+        speculationsStarted += 1
+        eager.decode(Array(utterance[0..<frames]), job)
+    }
+
     func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult {
         // The final pass need not decode the VAD's hangover: less work, and no words made up from the pause.
         if wholeUtteranceFinal && frames < utterance.count { utterance.removeLast(utterance.count - max(0, frames)) }
+        if let speculation, speculation.utterance == utteranceNumber, speculation.frames == frames,
+           speculation.frames == utterance.count, let result = speculation.wait() {
+            // The eager pass decoded exactly this audio: its result is the final (usually already there).
+            try endLiveUtterance()
+            self.speculation = nil
+            collecting = false
+            speculationsUsed += 1
+            return result
+        }
         return try endUtterance()
     }
 
     func endUtterance() throws -> RecognitionResult {
-        if inUtterance {
-            inUtterance = false
-            guard ps_end_utt(liveDecoder) >= 0 else { throw node.error("pocketsphinx could not end the utterance", code: .nodeFailed) }
-        }
+        speculation = nil
+        collecting = false
+        try endLiveUtterance()
         let decoder = wholeUtteranceFinal ? finalDecoder : liveDecoder
         if wholeUtteranceFinal {
-            // Decode the utterance whole, as pocketsphinx_batch does: cepstral mean normalization over the
-            // whole utterance instead of a running estimate, which recognizes first words far better.
-            guard ps_start_utt(decoder) >= 0 else { throw node.error("pocketsphinx could not start an utterance", code: .nodeFailed) }
-            let result = utterance.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
-            guard result >= 0, ps_end_utt(decoder) >= 0 else {
+            // In real-time runs every final starts from a fresh stream (as the eager decoder's does), so an eager
+            // final equals this one; batch runs keep one stream, as pocketsphinx_batch does.
+            if eager != nil { ps_start_stream(decoder) }
+            guard Self.decodeWhole(utterance, on: decoder) else {
                 throw node.error("pocketsphinx failed to decode the utterance", code: .nodeFailed)
             }
         }
+        return Self.result(of: decoder)
+    }
+
+    private func endLiveUtterance() throws {
+        guard inUtterance else { return }
+        inUtterance = false
+        guard ps_end_utt(liveDecoder) >= 0 else { throw node.error("pocketsphinx could not end the utterance", code: .nodeFailed) }
+    }
+
+    /// Decodes `samples` as one whole utterance, as pocketsphinx_batch does: cepstral mean normalization over the
+    /// whole utterance instead of a running estimate, which recognizes first words far better.
+    fileprivate static func decodeWhole(_ samples: [Int16], on decoder: OpaquePointer) -> Bool {
+        guard ps_start_utt(decoder) >= 0 else { return false }
+        let result = samples.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 1) }
+        return ps_end_utt(decoder) >= 0 && result >= 0
+    }
+
+    /// The decoder's result for the utterance it last decoded: text, words with times and confidences.
+    fileprivate static func result(of decoder: OpaquePointer) -> RecognitionResult {
+        let logmath = ps_get_logmath(decoder)
         var score: Int32 = 0
         guard let hyp = ps_get_hyp(decoder, &score) else { return RecognitionResult(text: "") }
         let text = String(cString: hyp)
@@ -240,5 +321,68 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         if raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("++") { return nil }
         if let paren = raw.firstIndex(of: "("), raw.hasSuffix(")") { return String(raw[..<paren]) }
         return raw
+    }
+}
+
+/// One speculative final: the utterance and frame count it decodes, and its result once the background pass
+/// has it. Shared between the node's thread and the eager queue.
+final class Speculation: Sendable {
+    let utterance: Int
+    let frames: Int
+    /// nil while running; then the result, or nil inside when the decode failed.
+    private let outcome = Mutex<RecognitionResult??>(nil)
+    private let done = DispatchGroup()
+
+    init(utterance: Int, frames: Int) {
+        self.utterance = utterance
+        self.frames = frames
+        done.enter()
+    }
+
+    var isFinished: Bool { outcome.withLock { $0 != nil } }
+
+    /// Called once, on the eager queue.
+    func finish(_ result: RecognitionResult?) {
+        outcome.withLock { $0 = .some(result) }
+        done.leave()
+    }
+
+    /// Waits for the result (nil if the decode failed).
+    func wait() -> RecognitionResult? {
+        done.wait()
+        return outcome.withLock { $0 ?? nil }
+    }
+}
+
+/// The eager final pass: a decoder of its own (same arguments as the final decoder), used only by jobs on one
+/// serial queue, one at a time.
+///
+/// Confinement (hence `@unchecked Sendable`): `decoder` is touched only inside jobs on `queue`, and freed in
+/// `deinit`, which runs after the last job (each job holds a reference) and after `drain()`.
+private final class EagerFinalPass: @unchecked Sendable {
+    private let decoder: OpaquePointer
+    private let queue = DispatchQueue(label: "audiograph.pocketsphinx.eager-final", qos: .userInitiated)
+
+    init(decoder: OpaquePointer) {
+        self.decoder = decoder
+    }
+
+    /// Decodes `samples` whole in the background, from a fresh stream (so the result does not depend on what
+    /// this decoder decoded before), and finishes `job` with the result.
+    func decode(_ samples: [Int16], _ job: Speculation) {
+        queue.async { [self] in
+            ps_start_stream(decoder)
+            let ok = PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
+            job.finish(ok ? PocketSphinxRecognizer.result(of: decoder) : nil)
+        }
+    }
+
+    /// Waits until no job runs or is queued.
+    func drain() {
+        queue.sync {}
+    }
+
+    deinit {
+        ps_free(decoder)
     }
 }

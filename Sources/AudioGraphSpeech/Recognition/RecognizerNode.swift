@@ -10,6 +10,11 @@ import Foundation
 /// utterance end; each carries a segment id and a revision number, so caption sinks replace text in place.
 /// A finalized segment never changes.
 ///
+/// Eager final pass: when the graph runs in real time and the VAD sends its `speechPausing` hint (a pause that
+/// may end the utterance), the node calls the engine's `prepareFinal` with the frame count a `speechEnded` at
+/// that time would give `endUtterance(speechEndsAfter:)`, so an engine that re-decodes the utterance for its
+/// final can start before the VAD's hangover has passed. The final is the same, only sooner.
+///
 /// Control: `stopTranscription` ends the current utterance (its final is emitted) and ignores audio until
 /// `startTranscription`; `flush` ends the current utterance.
 public final class RecognizerNode: AudioNode {
@@ -79,6 +84,10 @@ public final class RecognizerNode: AudioNode {
     private var vadInSpeech = false
     /// Stream position where transcription last started; audio before it is never fed.
     private var activeFrom: Int64 = 0
+    /// The graph runs in real time: pass the VAD's pause hints to the engine.
+    private var realtime = false
+    /// A pause hint's frame count not yet passed to the engine (waiting for its audio to be fed).
+    private var pendingFinalFrames: Int?
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
@@ -126,6 +135,8 @@ public final class RecognizerNode: AudioNode {
 
     public func start(_ context: NodeContext) throws {
         options.verbose = context.options.verbose
+        realtime = context.options.realtime
+        options.realtime = realtime
         if partialsMode == "auto" && !context.options.realtime { options.wantsPartials = false }
         sampleRate = context.inputFormat?.sampleRate ?? capabilities.sampleRate
         ring = AudioRing(capacity: sampleRate * 4)
@@ -164,6 +175,10 @@ public final class RecognizerNode: AudioNode {
         case .speechEnded:
             vadInSpeech = false
             if utteranceStart != nil { try endUtterance(at: position, context, speechEnded: true) }
+        case .custom(SpeechHints.speechPausing, _, _):
+            guard realtime, let start = utteranceStart else { break }
+            pendingFinalFrames = finalFrames(speechEndingAt: position, start: start)
+            prepareFinalIfFed()
         default:
             break
         }
@@ -249,6 +264,7 @@ public final class RecognizerNode: AudioNode {
         framesSincePartial = 0
         revision = 0
         lastPartial = ""
+        pendingFinalFrames = nil
         segment += 1
         // Replay what the ring holds from the start on (the VAD's pre-roll and decision delay).
         try ring.read(from: start) { samples in try feed(samples, at: fedUpTo, context, replay: true) }
@@ -264,6 +280,7 @@ public final class RecognizerNode: AudioNode {
         try recognizer.process(fresh)
         fedUpTo = position + Int64(samples.count)
         framesSincePartial += fresh.count
+        if pendingFinalFrames != nil { prepareFinalIfFed() }
         if options.wantsPartials && framesSincePartial >= partialInterval {
             framesSincePartial = 0
             let text = recognizer.partialHypothesis()
@@ -284,12 +301,28 @@ public final class RecognizerNode: AudioNode {
     /// the utterance).
     static let speechEndTailSeconds = 0.2
 
+    /// The frames of an utterance from `start` that a speech end at `position` keeps for the final pass: up to
+    /// the end plus the tail. The same for a pause hint and the `speechEnded` at the same time.
+    private func finalFrames(speechEndingAt position: Int64, start: Int64) -> Int {
+        Int(position - start) + Int(Self.speechEndTailSeconds * Double(sampleRate))
+    }
+
+    /// Passes a pause hint to the engine once the audio it covers has been fed (a resampler between the VAD and
+    /// the node may deliver the hint before that audio).
+    private func prepareFinalIfFed() {
+        guard let frames = pendingFinalFrames, let recognizer, let start = utteranceStart else { return }
+        guard fedUpTo - start >= Int64(frames) else { return }
+        pendingFinalFrames = nil
+        recognizer.prepareFinal(speechEndsAfter: frames)
+    }
+
     private func endUtterance(at position: Int64, _ context: NodeContext, speechEnded: Bool = false) throws {
         guard let recognizer, let start = utteranceStart else { return }
         utteranceStart = nil
+        pendingFinalFrames = nil
         let result: RecognitionResult
         if speechEnded {
-            let frames = Int(position - start) + Int(Self.speechEndTailSeconds * Double(sampleRate))
+            let frames = finalFrames(speechEndingAt: position, start: start)
             result = try recognizer.endUtterance(speechEndsAfter: frames)
         } else {
             result = try recognizer.endUtterance()
