@@ -8,7 +8,9 @@
 # reads the runtime's `latency` events (`audiograph run --events jsonl`): for each final, speech end -> final
 # (from where the VAD says speech stopped, hangover included, to the final's emission, on the audio clock) and
 # speech start -> first partial. Jobs, one run each (a run takes as long as the audio: 80 s for 14 clips):
-#   default        vad and recognizer defaults (hangoverMs 650, partialIntervalMs 250, finalPass utterance)
+#   default        vad and recognizer defaults (hangoverMs 650, pauseHintMs 200, partialIntervalMs 250,
+#                  finalPass utterance)
+#   eager-off      vad pauseHintMs 0: no eager final pass (the final decode starts at speechEnded)
 #   hangover-300   vad hangoverMs 300           hangover-1000  vad hangoverMs 1000
 #   partials-0     recognizer partialIntervalMs 0 (finals only)
 #   partials-1000  recognizer partialIntervalMs 1000
@@ -30,7 +32,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY="" WORK="" CLIPS_WANTED=14
-JOBS="default hangover-300 hangover-1000 partials-0 partials-1000 streaming queue-8"
+JOBS="default eager-off hangover-300 hangover-1000 partials-0 partials-1000 streaming queue-8"
 while [ $# -gt 0 ]; do
   case "$1" in
     --clips) [ $# -ge 2 ] && is_count "$2" || die "--clips needs a count"; CLIPS_WANTED="$2"; shift 2 ;;
@@ -54,6 +56,7 @@ AUDIO_S=$(soxi -D "$WORK/speech.wav")
 job_settings() {  # NAME -> "vad-json|asr-json|asr-extra"
   case "$1" in
     default) echo '{}|{}' ;;
+    eager-off) echo '{"pauseHintMs": 0}|{}' ;;
     hangover-300) echo '{"hangoverMs": 300}|{}' ;;
     hangover-1000) echo '{"hangoverMs": 1000}|{}' ;;
     partials-0) echo '{}|{"partialIntervalMs": 0}' ;;
