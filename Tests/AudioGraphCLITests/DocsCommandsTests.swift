@@ -109,6 +109,9 @@ enum DocsCommands {
             .exits(0, stdout: [#""type":"clipped""#]),
         "audiograph run examples/plugins/keyword-spotter.json":
             .exits(0),
+        // docs/latency.md
+        "audiograph run examples/captions.json --stats":
+            .exits(0, files: ["out/captions/call.srt"]),
         "AUDIOGRAPH_PLUGIN_PATH=.build/plugins/gain/release audiograph inspect gain":
             .exits(0, stdout: ["gain (filter)", "gainDb"]),
         #"AUDIOGRAPH_PLUGIN_PATH=.build/plugins/keyword-spotter/release audiograph run examples/captions.json --set asr.engine=keyword-spotter --set asr.keyphrase="go forward""#:
