@@ -141,6 +141,48 @@ import Testing
         #expect(plain.count == clips.count)
         #expect(eager == plain)
     }
+
+    @Test("a hint while a speculation runs waits its turn; the final uses it, or cancels it if it still waits")
+    func aSecondHintWaitsItsTurn() throws {
+        let clips = try Self.clips()
+        let plain = try Self.recognizer(realtime: true)
+        let eager = try Self.recognizer(realtime: true)
+        let clip = clips[0]
+        let expected = try Self.utterance(plain, clip.samples, frames: clip.frames)
+        try eager.startUtterance()
+        try clip.samples.withUnsafeBufferPointer { try eager.process($0) }
+        // A pause that was not the end (its decode runs), then the real one, at once: the second waits.
+        eager.prepareFinal(speechEndsAfter: clip.frames - 8000)
+        eager.prepareFinal(speechEndsAfter: clip.frames)
+        #expect(eager.speculationsStarted == 2)
+        let result = try eager.endUtterance(speechEndsAfter: clip.frames)
+        #expect(result == expected)
+        #expect(eager.speculationsUsed <= 1)
+        // The next utterance is unaffected by whatever is still queued.
+        let next = try Self.utterance(plain, clips[1].samples, frames: clips[1].frames)
+        #expect(try Self.utterance(eager, clips[1].samples, frames: clips[1].frames, hintAt: clips[1].frames) == next)
+    }
+}
+
+/// The speculation's states, without a decoder.
+@Suite struct SpeculationStateTests {
+    @Test("cancelled while waiting: never begins, and the queue still releases it")
+    func cancelledWhileWaiting() {
+        let job = Speculation(utterance: 1, frames: 10)
+        #expect(job.cancelIfWaiting())
+        #expect(job.cancelIfWaiting(), "cancelling twice still says cancelled")
+        #expect(!job.begin())
+    }
+
+    @Test("once begun it cannot be cancelled, and wait returns its result")
+    func begunThenFinished() {
+        let job = Speculation(utterance: 1, frames: 10)
+        #expect(job.begin())
+        #expect(!job.cancelIfWaiting())
+        job.finish(RecognitionResult(text: "go forward"))
+        #expect(job.wait()?.text == "go forward")
+        #expect(!job.cancelIfWaiting())
+    }
 }
 
 /// The node with a fake engine: the pause hint reaches the engine as `prepareFinal` with the frame count the

@@ -103,7 +103,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     private var utteranceNumber = 0
     /// The speculative final of the current utterance, if one was started.
     private var speculation: Speculation?
-    /// The newest speculation submitted (maybe of an earlier utterance): while it runs, new ones are skipped.
+    /// The newest speculation submitted (maybe of an earlier utterance): a newer one cancels it if it still waits.
     private var lastSpeculation: Speculation?
     /// Speculations started, and finals that were a speculation's result (for tests and logs).
     private(set) var speculationsStarted = 0
@@ -193,8 +193,9 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         utterance.removeAll(keepingCapacity: true)
         utteranceNumber += 1
         collecting = true
-        // A speculation of the previous utterance is never used now (it may still run: `lastSpeculation` keeps
-        // it, so nothing else is queued behind it; its decoder is touched only on the eager queue).
+        // A speculation of the previous utterance is never used now (it may still run; its decoder is touched
+        // only on the eager queue). One still waiting is cancelled.
+        _ = lastSpeculation?.cancelIfWaiting()
         speculation = nil
         if streaming {
             // An utterance left open (no endUtterance) is dropped.
@@ -228,12 +229,15 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     /// Starts the final pass of `utterance[0..<frames]` on the eager decoder, in the background. Skipped when
-    /// there is no eager pass (batch runs, streaming finals), when a speculation (of any utterance) is still
-    /// running, when this one was already asked for, or when fewer frames were fed.
+    /// there is no eager pass (batch runs, streaming finals), when this one was already asked for, or when fewer
+    /// frames were fed. When an earlier speculation is still running (a pause that was not the end), this one
+    /// waits its turn behind it and replaces any other still waiting; a final that comes while it still waits
+    /// cancels it and decodes on the final decoder instead (measured: skipping it outright made such finals
+    /// wait for a whole decode after the hangover).
     func prepareFinal(speechEndsAfter frames: Int) {
         guard let eager, collecting, frames > 0, frames <= utterance.count else { return }
-        if let lastSpeculation, !lastSpeculation.isFinished { return }
         if let speculation, speculation.frames == frames { return }
+        _ = lastSpeculation?.cancelIfWaiting()
         let job = Speculation(utterance: utteranceNumber, frames: frames)
         speculation = job
         lastSpeculation = job
@@ -245,7 +249,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         // The final pass need not decode the VAD's hangover: less work, and no words made up from the pause.
         if wholeUtteranceFinal && frames < utterance.count { utterance.removeLast(utterance.count - max(0, frames)) }
         if let speculation, speculation.utterance == utteranceNumber, speculation.frames == frames,
-           speculation.frames == utterance.count, let result = speculation.wait() {
+           speculation.frames == utterance.count, !speculation.cancelIfWaiting(), let result = speculation.wait() {
             // The eager pass decoded exactly this audio: its result is the final (usually already there).
             try endLiveUtterance()
             self.speculation = nil
@@ -257,6 +261,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     func endUtterance() throws -> RecognitionResult {
+        _ = speculation?.cancelIfWaiting()
         speculation = nil
         collecting = false
         try endLiveUtterance()
@@ -327,10 +332,12 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
 /// One speculative final: the utterance and frame count it decodes, and its result once the background pass
 /// has it. Shared between the node's thread and the eager queue.
 final class Speculation: Sendable {
+    private enum State { case waiting, running, cancelled, finished(RecognitionResult?) }
+
     let utterance: Int
     let frames: Int
-    /// nil while running; then the result, or nil inside when the decode failed.
-    private let outcome = Mutex<RecognitionResult??>(nil)
+    private let state = Mutex(State.waiting)
+    /// Left once: when the decode finished, or when the queue reached a cancelled job.
     private let done = DispatchGroup()
 
     init(utterance: Int, frames: Int) {
@@ -339,18 +346,44 @@ final class Speculation: Sendable {
         done.enter()
     }
 
-    var isFinished: Bool { outcome.withLock { $0 != nil } }
+    /// On the eager queue, before decoding: false when the job was cancelled while it waited (the group is
+    /// then left, and nothing is decoded).
+    func begin() -> Bool {
+        let started = state.withLock { state -> Bool in
+            guard case .waiting = state else { return false }
+            state = .running
+            return true
+        }
+        if !started { done.leave() }
+        return started
+    }
 
-    /// Called once, on the eager queue.
+    /// Cancels the job if the queue has not started it; true when it was cancelled (now or before).
+    func cancelIfWaiting() -> Bool {
+        state.withLock { state in
+            switch state {
+            case .waiting:
+                state = .cancelled
+                return true
+            case .cancelled: return true
+            case .running, .finished: return false
+            }
+        }
+    }
+
+    /// Called once, on the eager queue, after `begin` returned true.
     func finish(_ result: RecognitionResult?) {
-        outcome.withLock { $0 = .some(result) }
+        state.withLock { $0 = .finished(result) }
         done.leave()
     }
 
-    /// Waits for the result (nil if the decode failed).
+    /// Waits for the result of a job that was started (nil if the decode failed).
     func wait() -> RecognitionResult? {
         done.wait()
-        return outcome.withLock { $0 ?? nil }
+        return state.withLock { state in
+            if case .finished(let result) = state { return result }
+            return nil
+        }
     }
 }
 
@@ -371,6 +404,7 @@ private final class EagerFinalPass: @unchecked Sendable {
     /// this decoder decoded before), and finishes `job` with the result.
     func decode(_ samples: [Int16], _ job: Speculation) {
         queue.async { [self] in
+            guard job.begin() else { return }
             ps_start_stream(decoder)
             let ok = PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
             job.finish(ok ? PocketSphinxRecognizer.result(of: decoder) : nil)
