@@ -70,6 +70,31 @@ import Testing
         #expect(empty.emitted(final, now: 1, wallTime: { _ in nil }) == nil)
     }
 
+    @Test("speech latency tracker: a stale speech end or start is not used")
+    func trackerIgnoresStaleSpeechEvents() {
+        var tracker = SpeechLatencyTracker()
+        let wall: (Double) -> Double? = { $0 + 64 }
+        // Speech from 10 to 12 that made no final (noise decoded to nothing), then a final cut at the length cap.
+        tracker.received(.speechStarted, at: 10)
+        tracker.received(.speechEnded, at: 12)
+        let cut = TranscriptUpdate(segment: 2, revision: 1, isFinal: true, start: 20, end: 50, text: "c")
+        #expect(tracker.emitted(cut, now: 114.5, wallTime: wall)?.speechEndToFinal == 0.5, "from the final's end, not 12")
+        // A new speechStarted forgets the old end even before the final.
+        tracker.received(.speechEnded, at: 60)
+        tracker.received(.speechStarted, at: 70)
+        let next = TranscriptUpdate(segment: 3, revision: 1, isFinal: true, start: 70, end: 75, text: "d")
+        #expect(tracker.emitted(next, now: 139.25, wallTime: wall)?.speechEnd == 75)
+        // Transcription started in the middle of speech that began at 100: the first partial counts from the
+        // segment's start (130), not 100.
+        tracker.received(.speechStarted, at: 100)
+        let partial = TranscriptUpdate(segment: 4, revision: 1, isFinal: false, start: 130, end: 131, text: "e")
+        _ = tracker.emitted(partial, now: 194.5, wallTime: wall)
+        tracker.received(.speechEnded, at: 132)
+        let final = TranscriptUpdate(segment: 4, revision: 2, isFinal: true, start: 130, end: 132, text: "e f")
+        #expect(tracker.emitted(final, now: 196.5, wallTime: wall)
+            == SpeechLatency(segment: 4, speechEnd: 132, speechEndToFinal: 0.5, firstPartial: 0.5))
+    }
+
     @Test("latency events round-trip through their JSON form")
     func latencyEvent() {
         let latency = SpeechLatency(segment: 3, speechEnd: 12.3456, speechEndToFinal: 0.41, firstPartial: 0.22)

@@ -145,6 +145,8 @@ final class FailingStartNode: AudioNode {
         for i in 0..<5 { queue.push(buffer(Int64(i))) }
         #expect(queue.dropped == 3)
         #expect(queue.maximumDepth == 2)
+        let stats = queue.statistics
+        #expect(stats.dropped == 3 && stats.droppedFrames == 3 && stats.depth == 2 && stats.capacity == 2)
         #expect(queue.pop().audioBuffer?.position == 0)
         queue.push(.control(.flush))  // control frames are never dropped
         queue.push(.endOfStream)  // nor is the end of stream (it would wait for room)

@@ -31,11 +31,12 @@ extension GraphStatistics {
         latency["p50"] = counters.latency.quantile(0.5).map { .number(Self.round($0, 6)) } ?? .null
         latency["p95"] = counters.latency.quantile(0.95).map { .number(Self.round($0, 6)) } ?? .null
         object["latency"] = .object(latency)
-        object["dropped"] = .number(Double(node.queue?.dropped ?? 0))
+        object["dropped"] = .number(Double(node.queue?.droppedFrames ?? 0))
         if let queue = node.queue {
             object["queue"] = .object(JSONObject([
                 ("capacity", .number(Double(queue.capacity))), ("depth", .number(Double(queue.depth))),
                 ("maxDepth", .number(Double(queue.maxDepth))), ("fullWaits", .number(Double(queue.fullWaits))),
+                ("droppedBuffers", .number(Double(queue.dropped))),
             ]))
         }
         if let speech = node.speech {
@@ -73,7 +74,7 @@ extension GraphStatistics {
                 node.isSource ? "-" : Self.frames(c.framesIn, buffers: c.buffersIn, events: c.eventsIn),
                 Self.frames(c.framesOut, buffers: c.buffersOut, events: c.eventsOut),
                 node.queue.map { "\($0.maxDepth)/\($0.capacity)" } ?? "-",
-                String(node.queue?.dropped ?? 0),
+                String(node.queue?.droppedFrames ?? 0),
                 c.latency.quantile(0.5).map(Self.seconds) ?? "-",
                 c.latency.quantile(0.95).map(Self.seconds) ?? "-",
             ])

@@ -85,6 +85,7 @@ public struct NodeStatistics: Sendable, Equatable {
                 mine.depth = theirs.depth
                 mine.maxDepth = max(mine.maxDepth, theirs.maxDepth)
                 mine.dropped += theirs.dropped
+                mine.droppedFrames += theirs.droppedFrames
                 mine.fullWaits += theirs.fullWaits
                 queue = mine
             } else {

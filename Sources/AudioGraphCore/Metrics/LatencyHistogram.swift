@@ -1,6 +1,6 @@
 /// Durations counted in log-linear buckets (four per octave, like HdrHistogram at two significant bits), so a
 /// node's per-frame latency costs a few integer operations to record and its percentiles are known to within
-/// 12 % however many frames went through.
+/// a quarter octave (at most 25 %) however many frames went through.
 ///
 /// Bucket 0 holds everything up to 1.024 µs; bucket `1 + 4·(e-10) + s` holds `[2^e + s·2^(e-2), 2^e + (s+1)·2^(e-2))`
 /// nanoseconds; the last bucket also takes everything longer (about 34 s and up).

@@ -30,14 +30,16 @@ public struct NodeCounters: Sendable, Equatable {
 
 /// A node's input queue, when it has one.
 public struct QueueStatistics: Sendable, Equatable {
-    /// Frames it holds at most.
+    /// Items (audio buffers, events, commands) it holds at most.
     public var capacity: Int
-    /// Frames in it now.
+    /// Items in it now.
     public var depth: Int
     /// The most it ever held.
     public var maxDepth: Int
-    /// Frames thrown away because it was full (live capture only: nothing is dropped from a file).
+    /// Items thrown away because it was full (live capture only: nothing is dropped from a file).
     public var dropped: Int
+    /// The audio frames (samples per channel) in the buffers thrown away.
+    public var droppedFrames: Int
     /// Times a producer found it full and waited (file sources: back-pressure, nothing lost).
     public var fullWaits: Int
 }

@@ -61,7 +61,6 @@ extension Atomic where Value == UInt64 {
 final class AtomicLatencyHistogram: @unchecked Sendable {
     // `@unchecked Sendable`: the buckets are atomics, allocated once and freed in deinit.
     private let buckets: UnsafeMutablePointer<Atomic<Int64>>
-    private let count = Atomic<Int64>(0)
     private let sum = Atomic<UInt64>(0)
 
     init() {
@@ -77,13 +76,14 @@ final class AtomicLatencyHistogram: @unchecked Sendable {
     @inline(__always)
     func record(nanoseconds value: UInt64) {
         buckets[LatencyHistogram.bucket(for: value)].addFromSingleWriter(1)
-        count.addFromSingleWriter(1)
         sum.addFromSingleWriter(value)
     }
 
+    /// The histogram now. Taken while frames are recorded, `count` is the buckets' sum (not the separately
+    /// loaded counter), so quantiles always find their rank.
     func snapshot() -> LatencyHistogram {
-        LatencyHistogram(counts: (0..<LatencyHistogram.bucketCount).map { buckets[$0].load(ordering: .relaxed) },
-                         count: count.load(ordering: .relaxed), sumNanoseconds: sum.load(ordering: .relaxed))
+        let counts = (0..<LatencyHistogram.bucketCount).map { buckets[$0].load(ordering: .relaxed) }
+        return LatencyHistogram(counts: counts, count: counts.reduce(0, +), sumNanoseconds: sum.load(ordering: .relaxed))
     }
 }
 

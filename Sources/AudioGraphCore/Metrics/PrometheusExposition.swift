@@ -22,7 +22,7 @@
 /// | `audiograph_node_calls_total` | counter | calls into the node |
 /// | `audiograph_node_buffers_in_total`, `…_frames_in_total`, `…_events_in_total` | counter | received |
 /// | `audiograph_node_buffers_out_total`, `…_frames_out_total`, `…_events_out_total` | counter | sent |
-/// | `audiograph_node_dropped_frames_total` | counter | frames its queue threw away (0 without a queue) |
+/// | `audiograph_node_dropped_frames_total` | counter | audio frames (samples per channel) its queue threw away (0 without a queue) |
 /// | `audiograph_node_queue_full_waits_total` | counter | producers that waited for its full queue (queued nodes) |
 /// | `audiograph_node_queue_depth`, `…_queue_capacity`, `…_queue_max_depth` | gauge | its queue, in frames (queued nodes) |
 /// | `audiograph_node_latency_seconds` | histogram | per frame: queue wait plus processing |
@@ -90,7 +90,7 @@ public struct PrometheusExposition: Sendable {
                 labels: labels, value: c.eventsOut)
             add(counter: "audiograph_node_dropped_frames_total",
                 help: "Frames thrown away because the node's queue was full (live capture only).",
-                labels: labels, value: Int64(node.queue?.dropped ?? 0))
+                labels: labels, value: Int64(node.queue?.droppedFrames ?? 0))
             if let queue = node.queue {
                 add(counter: "audiograph_node_queue_full_waits_total",
                     help: "Times a producer found the node's queue full and waited.", labels: labels,

@@ -1,10 +1,11 @@
 /// How long a final transcript took, measured by the runtime for every node that emits transcripts.
 ///
 /// - `speechEndToFinal`: from the end of speech (the `speechEnded` the node received, stamped by the VAD where
-///   speech stopped, so it includes the VAD's hangover; without a VAD, the final's `end`) to the final's
-///   emission.
-/// - `firstPartial`: from the start of speech (the `speechStarted` received; otherwise the partial's `start`) to
-///   the segment's first partial; nil when the segment had none.
+///   speech stopped, so it includes the VAD's hangover; without a VAD, or when that end lies before the
+///   segment's start, the final's `end`) to the final's emission.
+/// - `firstPartial`: from the start of speech (the `speechStarted` received, when it lies within half a second
+///   before the segment's start or inside it; otherwise the partial's `start`) to the segment's first partial;
+///   nil when the segment had none.
 ///
 /// Both in seconds on the audio clock when the graph runs in real time (microphone, paced file): "how long
 /// after they stopped talking did the caption become final". Faster than real time (batch), from when the
@@ -58,22 +59,32 @@ struct SpeechLatencyTracker {
     /// The node received a `speechStarted` / `speechEnded` at stream time `time`.
     mutating func received(_ payload: EventPayload, at time: Double) {
         switch payload {
-        case .speechStarted: speechStart = time
+        case .speechStarted:
+            speechStart = time
+            speechEnd = nil
         case .speechEnded: speechEnd = time
         default: break
         }
     }
 
+    /// How far before a segment's `start` its speech start may lie (the VAD's pre-roll, the recognizer's own
+    /// lead-in); a start earlier than that belongs to speech the node did not transcribe (transcription was
+    /// started in the middle of it).
+    static let startSlack = 0.5
+
     /// The node emitted `update` at wall time `now`; returns the latency when it is a final.
     mutating func emitted(_ update: TranscriptUpdate, now: Double,
                           wallTime: (Double) -> Double?) -> SpeechLatency? {
         guard update.isFinal else {
-            if firstPartials[update.segment] == nil, let start = wallTime(speechStart ?? update.start) {
-                firstPartials[update.segment] = now - start
+            let start = speechStart.flatMap { $0 >= update.start - Self.startSlack && $0 <= update.end ? $0 : nil }
+            if firstPartials[update.segment] == nil, let startWall = wallTime(start ?? update.start) {
+                firstPartials[update.segment] = now - startWall
             }
             return nil
         }
-        let end = speechEnd ?? update.end
+        // A speech end from before this segment began is stale (an utterance that made no final, speech ended
+        // while transcription was off): measure from the final's own end then.
+        let end = speechEnd.flatMap { $0 >= update.start ? $0 : nil } ?? update.end
         let firstPartial = firstPartials.removeValue(forKey: update.segment)
         speechStart = nil
         speechEnd = nil

@@ -17,6 +17,7 @@ final class BoundedFrameQueue: @unchecked Sendable {
     private var count = 0
     private var urgent: [Frame] = []
     private var droppedCount = 0
+    private var droppedAudioFrames = 0
     private var highWater = 0
     private var fullWaitCount = 0
     private var arrivals: [UInt64]
@@ -46,6 +47,7 @@ final class BoundedFrameQueue: @unchecked Sendable {
         if count == capacity {
             if overflow == .drop && !mustKeep {
                 droppedCount += 1
+                if case .audio(let buffer) = frame { droppedAudioFrames += buffer.frameCount }
                 return
             }
             fullWaitCount += 1
@@ -93,7 +95,7 @@ final class BoundedFrameQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return QueueStatistics(capacity: capacity, depth: count, maxDepth: highWater, dropped: droppedCount,
-                               fullWaits: fullWaitCount)
+                               droppedFrames: droppedAudioFrames, fullWaits: fullWaitCount)
     }
 
     var maximumDepth: Int {

@@ -19,9 +19,6 @@ public struct BatchFileResult: Sendable {
     public var interrupted = false
     /// A queue item whose claim was taken over (its lease expired) before it ended: its result was not recorded.
     public var lostClaim = false
-    /// What the runtime counted for every node of the file's graph (nil when the graph was never built).
-    public var statistics: GraphStatistics?
-
     public var succeeded: Bool { error == nil && !interrupted && !lostClaim }
 }
 
@@ -153,11 +150,9 @@ public final class BatchRunner: Sendable {
                 result.interrupted = true
                 return
             }
-            defer {
-                let statistics = session.statistics()
-                result.statistics = statistics
-                control.end(token, statistics: statistics)
-            }
+            // The file's counts join the runner's totals (`BatchControl.statistics()`); results do not keep them, so
+            // a worker's memory stays flat however many files it runs.
+            defer { control.end(token, statistics: session.statistics()) }
             onSession?(session)
             let summary = try session.run(onWarning: { [onWarning] in onWarning(item, $0) })
             result.audioSeconds = summary.sources.map(\.seconds).max() ?? 0

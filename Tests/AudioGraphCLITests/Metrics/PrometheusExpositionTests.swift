@@ -40,7 +40,8 @@ struct PrometheusExpositionTests {
             NodeStatistics(id: "src", type: "file-source", isSource: true, sampleRate: 16000, counters: source, queue: nil,
                            speech: nil),
             NodeStatistics(id: "asr", type: "recognizer", isSource: false, sampleRate: 16000, counters: asr,
-                           queue: QueueStatistics(capacity: 64, depth: 3, maxDepth: 17, dropped: 5, fullWaits: 2),
+                           queue: QueueStatistics(capacity: 64, depth: 3, maxDepth: 17, dropped: 5, droppedFrames: 5120,
+                                                  fullWaits: 2),
                            speech: speech),
         ])
     }
@@ -87,7 +88,7 @@ struct PrometheusExpositionTests {
         #expect(families.value("audiograph_node_frames_out", ["session": Self.trickySession, "node": "src",
                                                                "type": "file-source"]) == 16000)
         #expect(families.value("audiograph_node_processing_seconds", tricky) == 1.25)
-        #expect(families.value("audiograph_node_dropped_frames", tricky) == 5)
+        #expect(families.value("audiograph_node_dropped_frames", tricky) == 5120)
         #expect(families.value("audiograph_node_dropped_frames", ["session": "plain", "node": "src"]) == 0)
         #expect(families.value("audiograph_node_queue_max_depth", tricky) == 17)
         #expect(families.value("audiograph_node_queue_capacity", tricky) == 64)
