@@ -40,4 +40,16 @@ import Testing
             #expect(error.message.contains("from 1 to 65536"), "\(error)")
         }
     }
+
+    @Test("queue on a source is an error naming its path")
+    func queueOnASource() {
+        let json = config(#""src": {"type": "test-tone", "queue": 8}, "out": {"type": "test-recorder"}"#,
+                          links: #""src -> out""#)
+        do {
+            _ = try buildGraph(json)
+            Issue.record("queue on a source was accepted")
+        } catch {
+            #expect(error.location == "nodes.src.queue" && error.message.contains("a source has no input"), "\(error)")
+        }
+    }
 }

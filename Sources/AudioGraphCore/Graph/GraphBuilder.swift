@@ -44,6 +44,9 @@ public struct GraphBuilder {
                 throw .config(path / "type", "unknown node type \"\(node.type)\""
                     + Suggestions.hint(for: node.type, in: registry.typeNames) + "; see `audiograph nodes`")
             }
+            if node.queue != nil && entry.descriptor.category == .source {
+                throw .config(path / "queue", "a source has no input to queue; give \"queue\" to the node it feeds")
+            }
             let values = try ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)
             try checkInputPaths(values, entry.descriptor, spec.baseDirectory, path)
             let configuration = NodeConfiguration(id: node.id, type: node.type, values: values,
