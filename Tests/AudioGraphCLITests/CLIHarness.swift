@@ -217,6 +217,52 @@ enum Harness {
     }
 }
 
+/// A child process started by `Harness.startAnnounced`, once its stderr printed the line it was waited for.
+///
+/// `@unchecked Sendable`: `Process` and `Pipe` are not `Sendable`; they are set once and only read.
+struct AnnouncedProcess: @unchecked Sendable {
+    /// The announcing line, without the prefix waited for.
+    let announcement: String
+    let process: Process
+    let box: ProcessBox
+    /// Kept alive while the reader reads it.
+    let stderrPipe: Pipe
+    /// The child's stderr, read as it comes.
+    let stderr: PipeReader
+    let exit: Task<Harness.Exit, any Error>
+}
+
+extension Harness {
+    private final class LineBox: Sendable {
+        let line = Mutex<String?>(nil)
+    }
+
+    /// Runs `process` (its stdout to /dev/null, its stderr read as it comes) and waits for a stderr line that
+    /// starts with `prefix`: a server saying where it listens. When the process exits first, throws with what
+    /// it printed, naming it `name`; a hang ends with the harness's watchdog killing it.
+    static func startAnnounced(_ process: Process, prefix: String, name: String) async throws -> AnnouncedProcess {
+        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardError = pipe
+        let reader = PipeReader(pipe)
+        let box = ProcessBox(process)
+        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
+        let found = LineBox()
+        let announced = await reader.waitFor { lines in
+            guard let line = lines.first(where: { $0.hasPrefix(prefix) }) else { return false }
+            found.line.withLock { $0 = line }
+            return true
+        }
+        guard announced, let line = found.line.withLock({ $0 }) else {
+            let status = try await exit.value
+            let text = String(decoding: await reader.all(), as: UTF8.self)
+            throw HarnessError("\(name) never printed \"\(prefix)…\" (exit \(status.status)):\n\(text)")
+        }
+        return AnnouncedProcess(announcement: String(line.dropFirst(prefix.count)), process: process, box: box,
+                                stderrPipe: pipe, stderr: reader, exit: exit)
+    }
+}
+
 /// Foundation's `Process` is not `Sendable`; this carries one into the task that waits for it.
 final class ProcessBox: @unchecked Sendable {
     let process: Process

@@ -578,27 +578,10 @@ final class DocsWorkspace: @unchecked Sendable {
     /// Starts a command that serves (`exec`ed by the shell, so SIGINT reaches it) and waits for its
     /// "audiograph: serving http://127.0.0.1:PORT" line on stderr.
     func startServer(_ command: String) async throws -> DocsServer {
-        let process = process("exec " + Self.pointPorts(command, at: nil))
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardError = pipe
-        let reader = PipeReader(pipe)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
-        let prefix = "audiograph: serving http://"
-        let found = DocsServer.LineBox()
-        let serving = await reader.waitFor { lines in
-            guard let line = lines.first(where: { $0.hasPrefix(prefix) }) else { return false }
-            found.line.withLock { $0 = line }
-            return true
-        }
-        guard serving, let line = found.line.withLock({ $0 }) else {
-            let status = try await exit.value
-            let stderr = String(decoding: await reader.all(), as: UTF8.self)
-            throw HarnessError("`\(command)` never printed \"\(prefix)…\" (exit \(status.status)):\n\(stderr)")
-        }
-        let server = DocsServer(address: String(line.dropFirst(prefix.count)), box: box, pipe: pipe, stderr: reader,
-                                exit: exit)
+        let started = try await Harness.startAnnounced(process("exec " + Self.pointPorts(command, at: nil)),
+                                                       prefix: "audiograph: serving http://", name: "`\(command)`")
+        let server = DocsServer(address: started.announcement, box: started.box, pipe: started.stderrPipe,
+                                stderr: started.stderr, exit: started.exit)
         // Serving means answering: GET /health before anything else (and before SIGINT).
         do {
             let (body, response) = try await URLSession.shared.data(from: URL(string: "http://\(server.address)/health")!)
@@ -618,10 +601,6 @@ final class DocsWorkspace: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: `Pipe` is not `Sendable`; it is set once here and only kept alive.
 final class DocsServer: @unchecked Sendable {
-    final class LineBox: Sendable {
-        let line = Mutex<String?>(nil)
-    }
-
     /// `127.0.0.1:PORT`.
     let address: String
     private let box: ProcessBox

@@ -182,7 +182,6 @@ final class RunningNode: @unchecked Sendable {
     @inline(__always)
     private func counted<Result>(_ metrics: NodeMetrics, input: Frame?, waitedNanoseconds: UInt64,
                                  startedAt: UInt64? = nil, _ body: () throws -> Result) rethrows -> Result {
-        let outer = call.pointee
         call.pointee = CallBookkeeping()
         let clockWaitBefore = metrics.clockWaitNanoseconds.load(ordering: .relaxed)
         let start = startedAt ?? MonotonicTime.nanoseconds()
@@ -208,7 +207,6 @@ final class RunningNode: @unchecked Sendable {
             }
             if done.sentEvents > 0 { metrics.eventsOut.addFromSingleWriter(done.sentEvents) }
             metrics.latency.record(nanoseconds: waitedNanoseconds &+ own)
-            call.pointee = outer
             call.pointee.end = end
         }
         return try body()

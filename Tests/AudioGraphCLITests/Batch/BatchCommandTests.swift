@@ -107,7 +107,12 @@ struct BatchCommandTests {
         try BatchFixtures.writePipeline(in: dir)
         let batch = try BatchFixtures.Background(["batch", "m.jsonl", "--pipeline", "p.json", "--jobs", "1",
                                                   "--set", "src.realtime=true", "--json"], in: dir)
-        try await Task.sleep(for: .milliseconds(1500))
+        // The first file is running once its session row is in the store.
+        let started = try await BatchFixtures.waitUntil {
+            FileManager.default.fileExists(atPath: dir.path("t.sqlite"))
+                && ((try? BatchFixtures.storeCounts(dir.path("t.sqlite")).count) ?? 0) >= 1
+        }
+        #expect(started, "\(batch.report())")
         batch.signal(SIGINT)
         let exit = try await batch.exit()
         #expect(exit.status == 130 && !exit.signalled, "\(batch.report())")
@@ -225,8 +230,8 @@ struct BatchCommandTests {
         #expect(enqueued.status == 0, "\(enqueued)")
         let worker = try BatchFixtures.Background(["worker", "--store", "q.sqlite", "--pipeline", "p.json", "--wait",
                                                    "--jobs", "1"], in: dir)
+        // Its only file is done: from here it polls the empty queue until SIGTERM.
         #expect(try await BatchFixtures.waitForStatus(in: dir, store: "q.sqlite") { $0["done"] as? Int == 1 })
-        try await Task.sleep(for: .milliseconds(300))
         worker.signal(SIGTERM)
         let exit = try await worker.exit()
         #expect(exit.status == 0 && !exit.signalled, "\(worker.report())")
@@ -302,6 +307,16 @@ enum BatchFixtures {
     }
 
     /// Per session id: how many session rows and transcripts the store holds.
+    /// Polls `condition` every 20 ms until it holds (true) or 45 s pass (false).
+    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(45)
+        while Date() < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     static func storeCounts(_ location: String) throws -> [String: (sessions: Int, transcripts: Int)] {
         let store = try TranscriptStores.open(location: location, create: false)
         defer { store.close() }

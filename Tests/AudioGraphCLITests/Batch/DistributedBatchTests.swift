@@ -48,7 +48,7 @@ struct DistributedBatchTests {
                                                      "src.realtime=true", "--lease-seconds", "2", "--jobs", "1"], in: dir)
             // Mid-file: its claim is running and its transcript-store node has written the session row.
             var claimed: (key: String, token: String)?
-            let midFile = try await DistributedFixtures.waitUntil {
+            let midFile = try await BatchFixtures.waitUntil {
                 let rows = try sql.query("""
                     SELECT w.key, w.token FROM work_items w
                     WHERE w.state = 'running' AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.key)
@@ -79,7 +79,7 @@ struct DistributedBatchTests {
                 let exit = try await worker.exit()
                 #expect(exit.status == 0 && !exit.signalled && !exit.timedOut, "\(worker.report())")
             }
-            let allDone = try await DistributedFixtures.waitUntil {
+            let allDone = try await BatchFixtures.waitUntil {
                 try sql.query("SELECT count(*) FROM work_items WHERE state = 'done'").rows.first?.first == "40"
             }
             let pending = try sql.query("SELECT key, state, attempts, worker FROM work_items WHERE state <> 'done'").rows
@@ -287,13 +287,4 @@ enum DistributedFixtures {
         return stored
     }
 
-    /// Polls `condition` every 20 ms until it holds (true) or 45 s pass (false).
-    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(45)
-        while Date() < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
 }

@@ -162,10 +162,6 @@ final class MetricsProcess: @unchecked Sendable {
     private let pipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
 
-    private final class LineBox: Sendable {
-        let line = Mutex<String?>(nil)
-    }
-
     private init(metricsURL: String, stderr: PipeReader, process: Process, pipe: Pipe, exit: Task<Harness.Exit, any Error>) {
         self.metricsURL = metricsURL
         self.stderr = stderr
@@ -180,26 +176,10 @@ final class MetricsProcess: @unchecked Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = directory.url
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardError = pipe
-        let reader = PipeReader(pipe)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
-        let prefix = "audiograph: metrics at "
-        let found = LineBox()
-        let announced = await reader.waitFor { lines in
-            guard let line = lines.first(where: { $0.hasPrefix(prefix) }) else { return false }
-            found.line.withLock { $0 = line }
-            return true
-        }
-        guard announced, let line = found.line.withLock({ $0 }) else {
-            let status = try await exit.value
-            let text = String(decoding: await reader.all(), as: UTF8.self)
-            throw HarnessError("audiograph \(arguments.joined(separator: " ")) never served metrics (exit \(status.status)):\n\(text)")
-        }
-        return MetricsProcess(metricsURL: String(line.dropFirst(prefix.count)), stderr: reader, process: process, pipe: pipe,
-                              exit: exit)
+        let started = try await Harness.startAnnounced(process, prefix: "audiograph: metrics at ",
+                                                       name: "audiograph \(arguments.joined(separator: " "))")
+        return MetricsProcess(metricsURL: started.announcement, stderr: started.stderr, process: process,
+                              pipe: started.stderrPipe, exit: started.exit)
     }
 
     /// Sends `signal` and waits for the exit; everything written on stderr.

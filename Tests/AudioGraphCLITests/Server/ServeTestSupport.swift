@@ -39,10 +39,6 @@ final class ServeProcess: @unchecked Sendable {
     private let exit: Task<Harness.Exit, any Error>
     private let interrupted = Mutex(false)
 
-    private final class ServeLineBox: Sendable {
-        let line = Mutex<String?>(nil)
-    }
-
     private init(arguments: [String], baseURL: String, port: UInt16, stderr: PipeReader, process: Process, stderrPipe: Pipe,
                  exit: Task<Harness.Exit, any Error>) {
         self.arguments = arguments
@@ -62,32 +58,17 @@ final class ServeProcess: @unchecked Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = directory.url
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardError = pipe
-        let reader = PipeReader(pipe)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
-        let prefix = "audiograph: serving http://"
-        let found = ServeLineBox()
-        let serving = await reader.waitFor { lines in
-            guard let line = lines.first(where: { $0.hasPrefix(prefix) }) else { return false }
-            found.line.withLock { $0 = line }
-            return true
-        }
-        guard serving, let line = found.line.withLock({ $0 }) else {
-            let status = try await exit.value
-            let text = String(decoding: await reader.all(), as: UTF8.self)
-            throw HarnessError("audiograph \(arguments.joined(separator: " ")) never served (exit \(status.status)):\n\(text)")
-        }
-        let base = String(line.dropFirst("audiograph: serving ".count))
+        let started = try await Harness.startAnnounced(process, prefix: "audiograph: serving http://",
+                                                       name: "audiograph \(arguments.joined(separator: " "))")
+        let line = "audiograph: serving http://" + started.announcement
+        let base = "http://" + started.announcement
         guard let port = base.split(separator: ":").last.flatMap({ UInt16($0) }), port != 0,
               base == "http://127.0.0.1:\(port)" else {
             _ = kill(process.processIdentifier, SIGKILL)
             throw HarnessError("not a serving line: \(line)")
         }
-        return ServeProcess(arguments: arguments, baseURL: base, port: port, stderr: reader, process: process,
-                            stderrPipe: pipe, exit: exit)
+        return ServeProcess(arguments: arguments, baseURL: base, port: port, stderr: started.stderr, process: process,
+                            stderrPipe: started.stderrPipe, exit: started.exit)
     }
 
     /// Runs `body` with a server started with `arguments`, then stops it with SIGINT and expects exit 0 (and
