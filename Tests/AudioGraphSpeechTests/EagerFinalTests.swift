@@ -142,25 +142,88 @@ import Testing
         #expect(eager == plain)
     }
 
-    @Test("a hint while a speculation runs waits its turn; the final uses it, or cancels it if it still waits")
-    func aSecondHintWaitsItsTurn() throws {
+    @Test("a hint while a speculation runs stops it at its next piece; the final waits for the newer one")
+    func aSecondHintStopsTheFirst() throws {
         let clips = try Self.clips()
         let plain = try Self.recognizer(realtime: true)
         let eager = try Self.recognizer(realtime: true)
         let clip = clips[0]
         let expected = try Self.utterance(plain, clip.samples, frames: clip.frames)
+        // The first speculation is held before its second piece until the second hint has come.
+        let hold = Hold()
+        defer { hold.release() }
+        eager.setBeforeEagerPiece { piece in if piece == 1 { hold.holdFirstJob() } }
         try eager.startUtterance()
         try clip.samples.withUnsafeBufferPointer { try eager.process($0) }
-        // A pause that was not the end (its decode runs), then the real one, at once: the second waits.
+        // A pause that was not the end (its decode runs), then the real one.
         eager.prepareFinal(speechEndsAfter: clip.frames - 8000)
+        try #require(hold.waitUntilHeld(), "the first speculation never reached its second piece")
         eager.prepareFinal(speechEndsAfter: clip.frames)
+        hold.release()
         #expect(eager.speculationsStarted == 2)
+        // The final comes at once: the second speculation still waits behind the first, which stops at its next
+        // piece; the final waits for the second instead of decoding again.
         let result = try eager.endUtterance(speechEndsAfter: clip.frames)
         #expect(result == expected)
-        #expect(eager.speculationsUsed <= 1)
-        // The next utterance is unaffected by whatever is still queued.
+        #expect(eager.speculationsStopped == 1, "the first decode stopped after one piece")
+        #expect(eager.speculationsUsed == 1, "the final is the second speculation's result")
+        // The next utterance is unaffected.
         let next = try Self.utterance(plain, clips[1].samples, frames: clips[1].frames)
         #expect(try Self.utterance(eager, clips[1].samples, frames: clips[1].frames, hintAt: clips[1].frames) == next)
+        #expect(eager.speculationsStopped == 1)
+    }
+
+    @Test("the next utterance stops a speculation of the last one that is still running")
+    func theNextUtteranceStopsAStaleSpeculation() throws {
+        let clips = try Self.clips()
+        let eager = try Self.recognizer(realtime: true)
+        let plain = try Self.recognizer(realtime: true)
+        let hold = Hold()
+        defer { hold.release() }
+        eager.setBeforeEagerPiece { piece in if piece == 1 { hold.holdFirstJob() } }
+        // A hint for frames the final does not end at: the final decodes on its own, the speculation is stale.
+        let clip = clips[0]
+        _ = try Self.utterance(eager, clip.samples, frames: clip.frames, hintAt: clip.frames - 8000,
+                               hintFrames: clip.frames - 8000)
+        try #require(hold.waitUntilHeld(), "the speculation never reached its second piece")
+        try eager.startUtterance()
+        hold.release()
+        let silence = [Float](repeating: 0, count: 160)
+        try silence.withUnsafeBufferPointer { try eager.process($0) }
+        _ = try eager.endUtterance()
+        #expect(try Self.utterance(eager, clips[1].samples, frames: clips[1].frames, hintAt: clips[1].frames)
+                == (try Self.utterance(plain, clips[1].samples, frames: clips[1].frames)))
+        #expect(eager.speculationsStopped == 1)
+    }
+
+    /// Holds the first eager job that reaches it until `release()` (later jobs pass). Waits are bounded, so a
+    /// broken eager pass fails the test instead of hanging the run.
+    final class Hold: Sendable {
+        private let held = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let state = Mutex((jobs: 0, released: false))
+
+        /// On the eager queue.
+        func holdFirstJob() {
+            let first = state.withLock { state in
+                state.jobs += 1
+                return state.jobs == 1 && !state.released
+            }
+            guard first else { return }
+            held.signal()
+            _ = released.wait(timeout: .now() + 60)
+        }
+
+        func waitUntilHeld() -> Bool { held.wait(timeout: .now() + 60) == .success }
+
+        /// Lets the held job go on (once; later calls do nothing).
+        func release() {
+            let first = state.withLock { state in
+                defer { state.released = true }
+                return !state.released
+            }
+            if first { released.signal() }
+        }
     }
 }
 
@@ -172,6 +235,23 @@ import Testing
         #expect(job.cancelIfWaiting())
         #expect(job.cancelIfWaiting(), "cancelling twice still says cancelled")
         #expect(!job.begin())
+    }
+
+    @Test("cancel: a waiting job never begins; a running one is asked to stop and ends without a result")
+    func cancelStopsARunningJob() {
+        let waiting = Speculation(utterance: 1, frames: 10)
+        waiting.cancel()
+        #expect(!waiting.begin())
+        let running = Speculation(utterance: 1, frames: 10)
+        #expect(running.begin())
+        #expect(!running.stopRequested)
+        running.cancel()
+        #expect(running.stopRequested)
+        #expect(!running.cancelIfWaiting(), "a running job is not cancelled by cancelIfWaiting")
+        running.finish(nil)
+        #expect(running.wait() == nil)
+        running.cancel()
+        #expect(!running.stopRequested, "finished: nothing left to stop")
     }
 
     @Test("once begun it cannot be cancelled, and wait returns its result")

@@ -7,8 +7,10 @@ import Testing
 /// The pocketsphinx node against real speech.
 @Suite(.serialized) struct PocketSphinxRecognizerTests {
     /// Runs the recognizer node (no VAD upstream) over a clip, in buffers of `framesPerBuffer`.
-    func recognize(_ clip: String, framesPerBuffer: Int = 1600) throws -> [TranscriptUpdate] {
-        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: ["partials": "on"],
+    func recognize(_ clip: String, framesPerBuffer: Int = 1600, parameters: JSONObject = [:]) throws -> [TranscriptUpdate] {
+        var parameters = parameters
+        parameters["partials"] = "on"
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: parameters,
                                       input: SpeechFixtures.format)
         try harness.push(try SpeechFixtures.samples(clip), framesPerBuffer: framesPerBuffer)
         try harness.finish()
@@ -16,7 +18,7 @@ import Testing
     }
 
     /// pocketsphinx's own whole-utterance decode of every single-utterance clip (`pocketsphinx_batch`, same
-    /// model; `-remove_silence no` as the node uses, so frames are on the audio's clock; `-adchdr 44` so the WAV
+    /// model, its default settings, while the node's final pass caps active HMMs at 3000 instead of 30000; `-remove_silence no` as the node uses, so frames are on the audio's clock; `-adchdr 44` so the WAV
     /// header is not decoded as audio; one run per clip, as a decoder carries its cepstral mean from one
     /// utterance to the next): words and start frames per clip.
     static let batchReference: [String: [(word: String, startFrame: Int)]] = {
@@ -107,6 +109,15 @@ import Testing
         let large = try recognize("forever_4", framesPerBuffer: 16000).filter(\.isFinal)
         #expect(small.map(\.text) == large.map(\.text))
         #expect(small.map(\.words) == large.map(\.words))
+    }
+
+    @Test("maxActiveHMMs reaches the final pass: pocketsphinx's own 30000 gives the same words, 100 does not")
+    func maxActiveHMMsCapsTheFinalPass() throws {
+        let defaults = try recognize("librivox_0870").filter(\.isFinal)
+        let pocketsphinxDefault = try recognize("librivox_0870", parameters: ["maxActiveHMMs": 30000]).filter(\.isFinal)
+        let starved = try recognize("librivox_0870", parameters: ["maxActiveHMMs": 100]).filter(\.isFinal)
+        #expect(defaults.map(\.text) == pocketsphinxDefault.map(\.text))
+        #expect(starved.map(\.text) != defaults.map(\.text))
     }
 
     @Test func finalsCarryConfidenceWordsAndLanguage() throws {

@@ -33,6 +33,8 @@ public enum PocketSphinxEngine {
         /// Re-decode each utterance whole for its final result (pocketsphinx_batch's accuracy), or take the
         /// streaming pass's result.
         var wholeUtteranceFinal: Bool
+        /// The final pass's cap on active HMMs per frame (`-maxhmmpf`).
+        var maxActiveHMMs: Int
 
         init(_ options: RecognizerOptions) throws {
             let p = options.parameters
@@ -42,6 +44,7 @@ public enum PocketSphinxEngine {
             grammar = p["grammar"]?.stringValue
             keywordThreshold = p["kwsThreshold"]?.doubleValue
             wholeUtteranceFinal = (p["finalPass"]?.stringValue ?? "utterance") == "utterance"
+            maxActiveHMMs = p["maxActiveHMMs"]?.intValue ?? 3000
             if keyphrase != nil && grammar != nil {
                 throw options.node.error("give either keyphrase or grammar, not both", parameter: "grammar")
             }
@@ -130,7 +133,10 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
                 quiet = !options.verbose
             }
         }
-        finalDecoder = try Self.makeDecoder(arguments, files, options)
+        // The finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.6x slower on
+        // the test speech for the same words); the partial pass has its own, narrower, settings.
+        let finalArguments = arguments + ["-maxhmmpf", String(files.maxActiveHMMs)]
+        finalDecoder = try Self.makeDecoder(finalArguments, files, options)
         // The streaming decoder only gives partials (its own final is discarded): it skips the flat-lexicon and
         // lattice passes, looks at every second frame and searches narrower beams. Measured on examples/captions.json
         // (23.7 s): the partial pass costs 13% on top of the final pass instead of 100%, and partials still
@@ -144,7 +150,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         }
         do {
             eager = options.realtime && wholeUtteranceFinal
-                ? EagerFinalPass(decoder: try Self.makeDecoder(arguments, files, options)) : nil
+                ? EagerFinalPass(decoder: try Self.makeDecoder(finalArguments, files, options)) : nil
         } catch {
             if let streamingDecoder { ps_free(streamingDecoder) }
             ps_free(finalDecoder)
@@ -189,13 +195,21 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Whether this recognizer has the eager final pass (real-time runs with `finalPass` utterance).
     var hasEagerFinalPass: Bool { eager != nil }
 
+    /// Speculations stopped part-way because a newer one (or the next utterance) made them useless.
+    var speculationsStopped: Int { eager?.stoppedJobs.load(ordering: .relaxed) ?? 0 }
+
+    /// For tests: called on the eager queue before each piece of a speculation's search, with its number.
+    func setBeforeEagerPiece(_ hook: (@Sendable (Int) -> Void)?) {
+        eager?.beforePiece.withLock { $0 = hook }
+    }
+
     func startUtterance() throws {
         utterance.removeAll(keepingCapacity: true)
         utteranceNumber += 1
         collecting = true
-        // A speculation of the previous utterance is never used now (it may still run; its decoder is touched
-        // only on the eager queue). One still waiting is cancelled.
-        _ = lastSpeculation?.cancelIfWaiting()
+        // A speculation of the previous utterance is never used now: stop it (its decoder is touched only on
+        // the eager queue).
+        lastSpeculation?.cancel()
         speculation = nil
         if streaming {
             // An utterance left open (no endUtterance) is dropped.
@@ -230,14 +244,12 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Starts the final pass of `utterance[0..<frames]` on the eager decoder, in the background. Skipped when
     /// there is no eager pass (batch runs, streaming finals), when this one was already asked for, or when fewer
-    /// frames were fed. When an earlier speculation is still running (a pause that was not the end), this one
-    /// waits its turn behind it and replaces any other still waiting; a final that comes while it still waits
-    /// cancels it and decodes on the final decoder instead (measured: skipping it outright made such finals
-    /// wait for a whole decode after the hangover).
+    /// frames were fed. An earlier speculation (a pause that was not the end) is cancelled: one still running
+    /// stops at its next piece and this one starts after it.
     func prepareFinal(speechEndsAfter frames: Int) {
         guard let eager, collecting, frames > 0, frames <= utterance.count else { return }
         if let speculation, speculation.frames == frames { return }
-        _ = lastSpeculation?.cancelIfWaiting()
+        lastSpeculation?.cancel()
         let job = Speculation(utterance: utteranceNumber, frames: frames)
         speculation = job
         lastSpeculation = job
@@ -248,8 +260,12 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult {
         // The final pass need not decode the VAD's hangover: less work, and no words made up from the pause.
         if wholeUtteranceFinal && frames < utterance.count { utterance.removeLast(utterance.count - max(0, frames)) }
-        if let speculation, speculation.utterance == utteranceNumber, speculation.frames == frames,
-           speculation.frames == utterance.count, !speculation.cancelIfWaiting(), let result = speculation.wait() {
+        // A speculation of exactly this audio is the final. One still waiting is waited for when the jobs ahead of
+        // it stop within a piece (they are all stale: a newer hint or utterance cancelled them); otherwise it is
+        // cancelled and the final decoder takes over.
+        if let speculation, let eager, speculation.utterance == utteranceNumber, speculation.frames == frames,
+           speculation.frames == utterance.count, eager.piecewise || !speculation.cancelIfWaiting(),
+           let result = speculation.wait() {
             // The eager pass decoded exactly this audio: its result is the final (usually already there).
             try endLiveUtterance()
             self.speculation = nil
@@ -332,12 +348,12 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
 /// One speculative final: the utterance and frame count it decodes, and its result once the background pass
 /// has it. Shared between the node's thread and the eager queue.
 final class Speculation: Sendable {
-    private enum State { case waiting, running, cancelled, finished(RecognitionResult?) }
+    private enum State { case waiting, running(stop: Bool), cancelled, finished(RecognitionResult?) }
 
     let utterance: Int
     let frames: Int
     private let state = Mutex(State.waiting)
-    /// Left once: when the decode finished, or when the queue reached a cancelled job.
+    /// Left once: when the decode finished or stopped, or when the queue reached a cancelled job.
     private let done = DispatchGroup()
 
     init(utterance: Int, frames: Int) {
@@ -351,7 +367,7 @@ final class Speculation: Sendable {
     func begin() -> Bool {
         let started = state.withLock { state -> Bool in
             guard case .waiting = state else { return false }
-            state = .running
+            state = .running(stop: false)
             return true
         }
         if !started { done.leave() }
@@ -371,13 +387,33 @@ final class Speculation: Sendable {
         }
     }
 
+    /// The job's result will not be used: one still waiting is never started, one running stops at its next
+    /// piece (`stopRequested`).
+    func cancel() {
+        state.withLock { state in
+            switch state {
+            case .waiting: state = .cancelled
+            case .running: state = .running(stop: true)
+            case .cancelled, .finished: break
+            }
+        }
+    }
+
+    /// On the eager queue, while decoding: whether `cancel()` asked the job to stop.
+    var stopRequested: Bool {
+        state.withLock { state in
+            if case .running(stop: true) = state { return true }
+            return false
+        }
+    }
+
     /// Called once, on the eager queue, after `begin` returned true.
     func finish(_ result: RecognitionResult?) {
         state.withLock { $0 = .finished(result) }
         done.leave()
     }
 
-    /// Waits for the result of a job that was started (nil if the decode failed).
+    /// Waits for the result of a job that was started (nil if the decode failed or was stopped).
     func wait() -> RecognitionResult? {
         done.wait()
         return state.withLock { state in
@@ -390,25 +426,70 @@ final class Speculation: Sendable {
 /// The eager final pass: a decoder of its own (same arguments as the final decoder), used only by jobs on one
 /// serial queue, one at a time.
 ///
+/// A job decodes exactly what the full-utterance path does (same cepstra, same batch CMN, same search), but feeds
+/// the search in pieces of `framesPerPiece` and stops between two pieces once its speculation is cancelled: a
+/// decode started at a pause that was not the end gives way to the next one within a piece instead of making it
+/// wait for a whole decode.
+///
 /// Confinement (hence `@unchecked Sendable`): `decoder` is touched only inside jobs on `queue`, and freed in
 /// `deinit`, which runs after the last job (each job holds a reference) and after `drain()`.
 private final class EagerFinalPass: @unchecked Sendable {
     private let decoder: OpaquePointer
+    /// The model normalizes cepstra per utterance (every stock model does): jobs then compute the normalized
+    /// cepstra themselves and can stop between pieces. Otherwise a job is one whole-utterance call.
+    let piecewise: Bool
     private let queue = DispatchQueue(label: "audiograph.pocketsphinx.eager-final", qos: .userInitiated)
+    /// Jobs that stopped because their speculation was cancelled while they ran.
+    let stoppedJobs = Atomic<Int>(0)
+    /// Called on the eager queue before each piece with the piece's number in its job (tests hold a job here).
+    let beforePiece = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    /// 20 frames: 0.2 s of audio, a few tens of milliseconds of search.
+    static let framesPerPiece: Int32 = 20
 
     init(decoder: OpaquePointer) {
         self.decoder = decoder
+        piecewise = audiograph_ps_uses_batch_cmn(decoder) != 0
+        if piecewise { audiograph_ps_disable_cmn(decoder) }
     }
 
     /// Decodes `samples` whole in the background, from a fresh stream (so the result does not depend on what
-    /// this decoder decoded before), and finishes `job` with the result.
+    /// this decoder decoded before), and finishes `job` with the result (nil when it failed or was stopped).
     func decode(_ samples: [Int16], _ job: Speculation) {
         queue.async { [self] in
             guard job.begin() else { return }
             ps_start_stream(decoder)
-            let ok = PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
+            let ok = piecewise ? decodeInPieces(samples, job) : PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
             job.finish(ok ? PocketSphinxRecognizer.result(of: decoder) : nil)
         }
+    }
+
+    /// The full-utterance decode, stoppable between pieces; false when it failed or `job` was cancelled.
+    private func decodeInPieces(_ samples: [Int16], _ job: Speculation) -> Bool {
+        var cepstra: UnsafeMutablePointer<UnsafeMutablePointer<mfcc_t>?>?
+        let frames = samples.withUnsafeBufferPointer {
+            audiograph_ps_utterance_cepstra(decoder, 1, $0.baseAddress, $0.count, &cepstra)
+        }
+        defer { if let cepstra { audiograph_ps_free_cepstra(cepstra) } }
+        guard frames >= 0, ps_start_utt(decoder) >= 0 else { return false }
+        let hook = beforePiece.withLock { $0 }
+        var first: Int32 = 0
+        var piece = 0
+        while first < frames {
+            hook?(piece)
+            piece += 1
+            if job.stopRequested {
+                ps_end_utt(decoder)
+                stoppedJobs.add(1, ordering: .relaxed)
+                return false
+            }
+            let count = min(Self.framesPerPiece, frames - first)
+            guard audiograph_ps_process_cepstra(decoder, cepstra, first, count) >= 0 else {
+                ps_end_utt(decoder)
+                return false
+            }
+            first += count
+        }
+        return ps_end_utt(decoder) >= 0
     }
 
     /// Waits until no job runs or is queued.

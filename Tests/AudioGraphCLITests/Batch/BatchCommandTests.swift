@@ -362,7 +362,11 @@ enum BatchFixtures {
         let first = try Background(["worker", "--store", store, "--pipeline", "p.json", "--set", "src.realtime=true",
                                     "--lease-seconds", "2", "--jobs", "1"], in: dir)
         #expect(try await waitForStatus(in: dir, store: store) { $0["running"] as? Int == 1 }, "\(first.report())")
-        try await Task.sleep(for: .milliseconds(2500))
+        // Mid-file: its transcript-store node has written the session row (the run started). Killed at once, not
+        // after a fixed wait, which a slow machine could let the 4 s file outlast.
+        let location = store.contains("://") ? store : dir.path(store)
+        let midFile = try await waitUntil { (try? storeCounts(location))?[session]?.sessions == 1 }
+        #expect(midFile, "the worker never wrote the session row: \(first.report())")
         first.signal(SIGKILL)
         _ = try await first.exit()
         // Its claim holds until the lease (2 s after its last heartbeat) expires.
