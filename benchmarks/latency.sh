@@ -16,6 +16,7 @@
 #   partials-1000  recognizer partialIntervalMs 1000
 #   streaming      recognizer finalPass streaming (the final is the live pass's result, no second decode)
 #   queue-8        the recognizer's queue at 8 frames instead of 256 ("queue": 8)
+#   hmm-30000      recognizer maxActiveHMMs 30000 (pocketsphinx's own default) instead of 3000
 # Reported per job: finals, median and p95 of speech end -> final and of first partial, CPU seconds (GNU time);
 # the default's median is checked against the target hangoverMs + 300 ms. No other tool reports caption
 # latency on the same input, so there is no ratio column: pocketsphinx_continuous prints a result only when
@@ -32,7 +33,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY="" WORK="" CLIPS_WANTED=14
-JOBS="default eager-off hangover-300 hangover-1000 partials-0 partials-1000 streaming queue-8"
+JOBS="default eager-off hangover-300 hangover-1000 partials-0 partials-1000 streaming queue-8 hmm-30000"
 while [ $# -gt 0 ]; do
   case "$1" in
     --clips) [ $# -ge 2 ] && is_count "$2" || die "--clips needs a count"; CLIPS_WANTED="$2"; shift 2 ;;
@@ -63,6 +64,7 @@ job_settings() {  # NAME -> "vad-json|asr-json|asr-extra"
     partials-1000) echo '{}|{"partialIntervalMs": 1000}' ;;
     streaming) echo '{}|{"finalPass": "streaming"}' ;;
     queue-8) echo '{}|{"queue": 8}' ;;
+    hmm-30000) echo '{}|{"maxActiveHMMs": 30000}' ;;
     *) die "unknown job $1" ;;
   esac
 }

@@ -133,7 +133,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
                 quiet = !options.verbose
             }
         }
-        // The finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.6x slower on
+        // The finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.7x slower on
         // the test speech for the same words); the partial pass has its own, narrower, settings.
         let finalArguments = arguments + ["-maxhmmpf", String(files.maxActiveHMMs)]
         finalDecoder = try Self.makeDecoder(finalArguments, files, options)

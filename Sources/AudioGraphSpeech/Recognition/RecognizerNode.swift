@@ -49,7 +49,7 @@ public final class RecognizerNode: AudioNode {
                               + "streaming keeps the live pass's result (less CPU, weaker first words)."),
             ParameterSpec("maxActiveHMMs", .integer(range: 100...100_000), default: 3000,
                           doc: "pocketsphinx: at most this many HMMs searched per frame in the final pass (its -maxhmmpf); "
-                              + "3000 decoded the test speech 1.6x faster than pocketsphinx's 30000 with the same words."),
+                              + "3000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words."),
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.transcript], forwardsInput: false)],
