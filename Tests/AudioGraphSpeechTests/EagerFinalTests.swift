@@ -9,8 +9,8 @@ import Testing
 /// is used only for its own utterance and frame count, and never runs in batch; the node passes the VAD's
 /// pause hint on with the frame count its `speechEnded` would give.
 @Suite(.serialized) struct EagerFinalPassTests {
-    static func recognizer(realtime: Bool) throws -> PocketSphinxRecognizer {
-        var options = RecognizerOptions(language: "en-US", parameters: JSONObject(), verbose: false,
+    static func recognizer(realtime: Bool, parameters: JSONObject = JSONObject()) throws -> PocketSphinxRecognizer {
+        var options = RecognizerOptions(language: "en-US", parameters: parameters, verbose: false,
                                         node: NodeConfiguration(id: "asr", type: "recognizer", values: JSONObject()))
         options.wantsPartials = true
         options.realtime = realtime
@@ -18,9 +18,11 @@ import Testing
     }
 
     /// One utterance: feeds `samples` in 0.1 s buffers; after `hintAt` samples (if given) calls `prepareFinal`
-    /// with `hintFrames`; ends with `endUtterance(speechEndsAfter: frames)`.
+    /// with `hintFrames`; ends with `endUtterance(speechEndsAfter: frames)`. With `settle`, the eager pass is
+    /// first left to finish (in a run the final comes a hangover after the hint; here the test thread could
+    /// otherwise reach the final before the eager thread has begun).
     static func utterance(_ recognizer: PocketSphinxRecognizer, _ samples: [Float], frames: Int,
-                          hintAt: Int? = nil, hintFrames: Int? = nil) throws -> RecognitionResult {
+                          hintAt: Int? = nil, hintFrames: Int? = nil, settle: Bool = false) throws -> RecognitionResult {
         try recognizer.startUtterance()
         var offset = 0
         while offset < samples.count {
@@ -31,6 +33,7 @@ import Testing
                 recognizer.prepareFinal(speechEndsAfter: hintFrames ?? frames)
             }
         }
+        if settle { recognizer.waitForEagerPass() }
         return try recognizer.endUtterance(speechEndsAfter: frames)
     }
 
@@ -52,13 +55,28 @@ import Testing
         for clip in clips {
             let expected = try Self.utterance(plain, clip.samples, frames: clip.frames)
             // The hint comes once the final's frames are fed, as the VAD's pause hint does.
-            let result = try Self.utterance(eager, clip.samples, frames: clip.frames, hintAt: clip.frames)
+            let result = try Self.utterance(eager, clip.samples, frames: clip.frames, hintAt: clip.frames, settle: true)
             #expect(!expected.text.isEmpty)
             #expect(result == expected)
         }
         #expect(plain.speculationsStarted == 0 && plain.speculationsUsed == 0)
         #expect(eager.speculationsStarted == clips.count)
         #expect(eager.speculationsUsed == clips.count, "every final was the speculation's")
+    }
+
+    @Test("the eager decoder searches with maxActiveHMMs too: its final equals the final decoder's at any cap")
+    func theEagerDecoderGetsTheCap() throws {
+        let clip = try Self.clips()[0]
+        let starved: JSONObject = ["maxActiveHMMs": 300]
+        let plain = try Self.recognizer(realtime: true, parameters: starved)
+        let eager = try Self.recognizer(realtime: true, parameters: starved)
+        let expected = try Self.utterance(plain, clip.samples, frames: clip.frames)
+        let result = try Self.utterance(eager, clip.samples, frames: clip.frames, hintAt: clip.frames, settle: true)
+        #expect(eager.speculationsUsed == 1)
+        #expect(result == expected)
+        // The cap matters on this clip: the default gives other words.
+        let usual = try Self.utterance(try Self.recognizer(realtime: true), clip.samples, frames: clip.frames)
+        #expect(usual.text != expected.text, "\(usual.text)")
     }
 
     @Test("prepareFinal with other frames than the final's: the normal path, the same result as without it")
@@ -142,17 +160,23 @@ import Testing
         #expect(eager == plain)
     }
 
-    @Test("a hint while a speculation runs stops it at its next piece; the final waits for the newer one")
+    @Test("a hint while a speculation runs stops it at its next piece; the final is the newer one's")
     func aSecondHintStopsTheFirst() throws {
         let clips = try Self.clips()
         let plain = try Self.recognizer(realtime: true)
         let eager = try Self.recognizer(realtime: true)
         let clip = clips[0]
         let expected = try Self.utterance(plain, clip.samples, frames: clip.frames)
-        // The first speculation is held before its second piece until the second hint has come.
+        // The first speculation is held before its second piece until the second hint has come; the final comes
+        // once the second has begun (in a run it comes a hangover after the hint).
         let hold = Hold()
         defer { hold.release() }
-        eager.setBeforeEagerPiece { piece in if piece == 1 { hold.holdFirstJob() } }
+        let begun = Mutex(0)
+        let secondBegan = DispatchSemaphore(value: 0)
+        eager.setBeforeEagerPiece { piece in
+            if piece == 0, begun.withLock({ $0 += 1; return $0 }) == 2 { secondBegan.signal() }
+            if piece == 1 { hold.holdFirstJob() }
+        }
         try eager.startUtterance()
         try clip.samples.withUnsafeBufferPointer { try eager.process($0) }
         // A pause that was not the end (its decode runs), then the real one.
@@ -160,9 +184,8 @@ import Testing
         try #require(hold.waitUntilHeld(), "the first speculation never reached its second piece")
         eager.prepareFinal(speechEndsAfter: clip.frames)
         hold.release()
+        try #require(secondBegan.wait(timeout: .now() + 60) == .success, "the second speculation never began")
         #expect(eager.speculationsStarted == 2)
-        // The final comes at once: the second speculation still waits behind the first, which stops at its next
-        // piece; the final waits for the second instead of decoding again.
         let result = try eager.endUtterance(speechEndsAfter: clip.frames)
         #expect(result == expected)
         #expect(eager.speculationsStopped == 1, "the first decode stopped after one piece")

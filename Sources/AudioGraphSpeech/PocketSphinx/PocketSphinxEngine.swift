@@ -125,17 +125,19 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
         let files = try PocketSphinxEngine.ModelFiles(options)
         wholeUtteranceFinal = files.wholeUtteranceFinal
         streaming = options.wantsPartials || !files.wholeUtteranceFinal
-        var arguments = files.arguments
-        if !options.verbose { arguments += ["-logfn", "/dev/null"] }
+        // No `-logfn`: ps_init then opens that file and fcloses the previous process-wide log FILE, and two
+        // pipelines starting at once (batch --jobs 2) closed the same FILE twice and deadlocked inside stdio.
+        // The log is silenced process-wide instead.
+        let arguments = files.arguments
         Self.logLock.withLock { quiet in
             if quiet != !options.verbose {
                 audiograph_ps_quiet(options.verbose ? 0 : 1)
                 quiet = !options.verbose
             }
         }
-        // The finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.7x slower on
+        // The whole-utterance finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.7x slower on
         // the test speech for the same words); the partial pass has its own, narrower, settings.
-        let finalArguments = arguments + ["-maxhmmpf", String(files.maxActiveHMMs)]
+        let finalArguments = arguments + (wholeUtteranceFinal ? ["-maxhmmpf", String(files.maxActiveHMMs)] : [])
         finalDecoder = try Self.makeDecoder(finalArguments, files, options)
         // The streaming decoder only gives partials (its own final is discarded): it skips the flat-lexicon and
         // lattice passes, looks at every second frame and searches narrower beams. Measured on examples/captions.json
@@ -182,7 +184,8 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     deinit {
-        // Let a speculation still running finish before its decoder goes (EagerFinalPass frees it).
+        // Stop a speculation still running, and let it wind down before its decoder goes (EagerFinalPass frees it).
+        lastSpeculation?.cancel()
         eager?.drain()
         if inUtterance { ps_end_utt(liveDecoder) }
         if let streamingDecoder { ps_free(streamingDecoder) }
@@ -197,6 +200,11 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
 
     /// Speculations stopped part-way because a newer one (or the next utterance) made them useless.
     var speculationsStopped: Int { eager?.stoppedJobs.load(ordering: .relaxed) ?? 0 }
+
+    /// For tests: waits until the eager pass has no job running or queued.
+    func waitForEagerPass() {
+        eager?.drain()
+    }
 
     /// For tests: called on the eager queue before each piece of a speculation's search, with its number.
     func setBeforeEagerPiece(_ hook: (@Sendable (Int) -> Void)?) {
@@ -245,7 +253,8 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     /// Starts the final pass of `utterance[0..<frames]` on the eager decoder, in the background. Skipped when
     /// there is no eager pass (batch runs, streaming finals), when this one was already asked for, or when fewer
     /// frames were fed. An earlier speculation (a pause that was not the end) is cancelled: one still running
-    /// stops at its next piece and this one starts after it.
+    /// stops at its next piece (then pocketsphinx still runs its second pass over what it searched, about 0.03 s
+    /// per second of audio) and this one starts after it.
     func prepareFinal(speechEndsAfter frames: Int) {
         guard let eager, collecting, frames > 0, frames <= utterance.count else { return }
         if let speculation, speculation.frames == frames { return }
@@ -260,12 +269,10 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult {
         // The final pass need not decode the VAD's hangover: less work, and no words made up from the pause.
         if wholeUtteranceFinal && frames < utterance.count { utterance.removeLast(utterance.count - max(0, frames)) }
-        // A speculation of exactly this audio is the final. One still waiting is waited for when the jobs ahead of
-        // it stop within a piece (they are all stale: a newer hint or utterance cancelled them); otherwise it is
-        // cancelled and the final decoder takes over.
-        if let speculation, let eager, speculation.utterance == utteranceNumber, speculation.frames == frames,
-           speculation.frames == utterance.count, eager.piecewise || !speculation.cancelIfWaiting(),
-           let result = speculation.wait() {
+        // A speculation of exactly this audio that has begun is the final. One still waiting has done no work:
+        // it is cancelled and the final decoder takes over at once, while a stale job ahead of it winds down.
+        if let speculation, speculation.utterance == utteranceNumber, speculation.frames == frames,
+           speculation.frames == utterance.count, !speculation.cancelIfWaiting(), let result = speculation.wait() {
             // The eager pass decoded exactly this audio: its result is the final (usually already there).
             try endLiveUtterance()
             self.speculation = nil
@@ -277,7 +284,8 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
     }
 
     func endUtterance() throws -> RecognitionResult {
-        _ = speculation?.cancelIfWaiting()
+        // A speculation not taken for this final (other frames, a flush, a stop) is stopped.
+        speculation?.cancel()
         speculation = nil
         collecting = false
         try endLiveUtterance()
@@ -428,7 +436,8 @@ final class Speculation: Sendable {
 ///
 /// A job decodes exactly what the full-utterance path does (same cepstra, same batch CMN, same search), but feeds
 /// the search in pieces of `framesPerPiece` and stops between two pieces once its speculation is cancelled: a
-/// decode started at a pause that was not the end gives way to the next one within a piece instead of making it
+/// decode started at a pause that was not the end gives way to the next one after a piece (and pocketsphinx's
+/// second pass over what it had searched: there is no call to abandon an utterance) instead of making it
 /// wait for a whole decode.
 ///
 /// Confinement (hence `@unchecked Sendable`): `decoder` is touched only inside jobs on `queue`, and freed in
@@ -459,7 +468,10 @@ private final class EagerFinalPass: @unchecked Sendable {
             guard job.begin() else { return }
             ps_start_stream(decoder)
             let ok = piecewise ? decodeInPieces(samples, job) : PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
-            job.finish(ok ? PocketSphinxRecognizer.result(of: decoder) : nil)
+            // A job cancelled after its last piece skips the lattice and posteriors nobody will read.
+            let wanted = ok && !(piecewise && job.stopRequested)
+            if ok && !wanted { stoppedJobs.add(1, ordering: .relaxed) }
+            job.finish(wanted ? PocketSphinxRecognizer.result(of: decoder) : nil)
         }
     }
 

@@ -159,7 +159,8 @@ final class KeywordRecognizer: SpeechRecognizer {
             phraseFile = file
             arguments += ["-kws", file.path]
         }
-        if !options.verbose { arguments += ["-logfn", "/dev/null"] }
+        // No `-logfn`: ps_init would fclose the process-wide log FILE, racing the host's decoders; the log is
+        // silenced process-wide instead.
         decoder = try Self.logLock.withLock { _ in
             kws_plugin_quiet(options.verbose ? 0 : 1)
             return try Self.makeDecoder(arguments, settings, options)
