@@ -2,6 +2,7 @@ import AudioGraphCore
 @testable import AudioGraphSpeech
 import AudioGraphTestKit
 import Foundation
+import Synchronization
 import Testing
 
 /// The pocketsphinx node against real speech.
@@ -118,6 +119,26 @@ import Testing
         let starved = try recognize("librivox_0870", parameters: ["maxActiveHMMs": 100]).filter(\.isFinal)
         #expect(defaults.map(\.text) == pocketsphinxDefault.map(\.text))
         #expect(starved.map(\.text) != defaults.map(\.text))
+    }
+
+    @Test("recognizers made on several threads at once all come up (ps_init once deadlocked on its log file)")
+    func recognizersStartConcurrently() throws {
+        let made = Mutex(0)
+        let done = DispatchSemaphore(value: 0)
+        let threads = 6
+        for _ in 0..<threads {
+            Thread.detachNewThread {
+                defer { done.signal() }
+                var options = RecognizerOptions(language: "en-US", parameters: JSONObject(), verbose: false,
+                                                node: NodeConfiguration(id: "asr", type: "recognizer", values: JSONObject()))
+                options.wantsPartials = true
+                if (try? PocketSphinxRecognizer(options)) != nil { made.withLock { $0 += 1 } }
+            }
+        }
+        for _ in 0..<threads {
+            try #require(done.wait(timeout: .now() + 120) == .success, "a recognizer never came up")
+        }
+        #expect(made.withLock { $0 } == threads)
     }
 
     @Test func finalsCarryConfidenceWordsAndLanguage() throws {
