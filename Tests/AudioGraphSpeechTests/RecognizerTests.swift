@@ -19,7 +19,7 @@ import Testing
     }
 
     /// pocketsphinx's own whole-utterance decode of every single-utterance clip (`pocketsphinx_batch`, same
-    /// model, its default settings, while the node's final pass caps active HMMs at 3000 instead of 30000; `-remove_silence no` as the node uses, so frames are on the audio's clock; `-adchdr 44` so the WAV
+    /// model, its default settings, while the node's final pass caps active HMMs at 4000 instead of 30000; `-remove_silence no` as the node uses, so frames are on the audio's clock; `-adchdr 44` so the WAV
     /// header is not decoded as audio; one run per clip, as a decoder carries its cepstral mean from one
     /// utterance to the next): words and start frames per clip.
     static let batchReference: [String: [(word: String, startFrame: Int)]] = {

