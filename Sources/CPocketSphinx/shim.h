@@ -24,15 +24,15 @@ static inline void audiograph_ps_quiet(int quiet) {
 #include <sphinxbase/ckd_alloc.h>
 
 /* The cepstra of a whole utterance exactly as pocketsphinx's full-utterance path (ps_process_raw with full_utt)
- * computes them: the decoder's front end from a fresh start, the tail frame fe_end_utt makes, then batch CMN
- * (sphinxbase's own cmn(), the same arithmetic) when the acoustic model asks for it. The last frame is then
+ * computes them for a model with batch CMN (audiograph_ps_uses_batch_cmn): the decoder's front end from a fresh
+ * start, the tail frame fe_end_utt makes, then batch CMN (sphinxbase's own cmn(), the same arithmetic). The last frame is then
  * repeated for the dynamic-feature window, as the full-utterance path pads the end: fed to a decoder whose
  * feature CMN is off (audiograph_ps_disable_cmn) through ps_process_cep in pieces, the search sees exactly the
  * full-utterance path's features (the padding stays in the feature window: a cepstra-fed utterance's end does
  * not flush it), and can be stopped between pieces. Returns the number of rows to feed (the frames in *out,
  * free them with audiograph_ps_free_cepstra), or -1. */
-static inline int audiograph_ps_utterance_cepstra(ps_decoder_t *ps, int cmn_batch, const int16 *samples,
-                                                  size_t count, mfcc_t ***out) {
+static inline int audiograph_ps_utterance_cepstra(ps_decoder_t *ps, const int16 *samples, size_t count,
+                                                  mfcc_t ***out) {
     fe_t *fe = ps_get_fe(ps);
     feat_t *feat = ps_get_feat(ps);
     int32 frames = 0, tail = 0, window = feat_window_size(feat), size = fe_get_output_size(fe);
@@ -53,11 +53,9 @@ static inline int audiograph_ps_utterance_cepstra(ps_decoder_t *ps, int cmn_batc
         *out = cepstra;
         return 0;
     }
-    if (cmn_batch) {
-        cmn_t *normalizer = cmn_init(feat_cepsize(feat));
-        cmn(normalizer, cepstra, feat->varnorm, frames);
-        cmn_free(normalizer);
-    }
+    cmn_t *normalizer = cmn_init(feat_cepsize(feat));
+    cmn(normalizer, cepstra, feat->varnorm, frames);
+    cmn_free(normalizer);
     for (int32 i = 0; i < window; i++) memcpy(cepstra[frames + i], cepstra[frames - 1], size * sizeof(mfcc_t));
     *out = cepstra;
     return frames + window;

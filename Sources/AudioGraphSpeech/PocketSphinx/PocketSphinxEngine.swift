@@ -136,7 +136,7 @@ final class PocketSphinxRecognizer: SpeechRecognizer {
             }
         }
         // The whole-utterance finals' decoders cap the HMMs searched per frame (pocketsphinx's default, 30000, is
-        // about 1.6x slower on the test speech for the same words); the partial pass has its own, narrower, settings.
+        // about 1.7x slower on the test speech for the same words); the partial pass has its own, narrower, settings.
         let finalArguments = arguments + (wholeUtteranceFinal ? ["-maxhmmpf", String(files.maxActiveHMMs)] : [])
         finalDecoder = try Self.makeDecoder(finalArguments, files, options)
         // The streaming decoder only gives partials (its own final is discarded): it skips the flat-lexicon and
@@ -468,10 +468,13 @@ private final class EagerFinalPass: @unchecked Sendable {
             guard job.begin() else { return }
             ps_start_stream(decoder)
             let ok = piecewise ? decodeInPieces(samples, job) : PocketSphinxRecognizer.decodeWhole(samples, on: decoder)
-            // A job cancelled after its last piece skips the lattice and posteriors nobody will read.
-            let wanted = ok && !(piecewise && job.stopRequested)
-            if ok && !wanted { stoppedJobs.add(1, ordering: .relaxed) }
-            job.finish(wanted ? PocketSphinxRecognizer.result(of: decoder) : nil)
+            // A stopped job (part-way, or after its last piece) skips the lattice and posteriors nobody will read.
+            if piecewise && job.stopRequested {
+                stoppedJobs.add(1, ordering: .relaxed)
+                job.finish(nil)
+                return
+            }
+            job.finish(ok ? PocketSphinxRecognizer.result(of: decoder) : nil)
         }
     }
 
@@ -479,7 +482,7 @@ private final class EagerFinalPass: @unchecked Sendable {
     private func decodeInPieces(_ samples: [Int16], _ job: Speculation) -> Bool {
         var cepstra: UnsafeMutablePointer<UnsafeMutablePointer<mfcc_t>?>?
         let frames = samples.withUnsafeBufferPointer {
-            audiograph_ps_utterance_cepstra(decoder, 1, $0.baseAddress, $0.count, &cepstra)
+            audiograph_ps_utterance_cepstra(decoder, $0.baseAddress, $0.count, &cepstra)
         }
         defer { if let cepstra { audiograph_ps_free_cepstra(cepstra) } }
         guard frames >= 0, ps_start_utt(decoder) >= 0 else { return false }
@@ -491,7 +494,6 @@ private final class EagerFinalPass: @unchecked Sendable {
             piece += 1
             if job.stopRequested {
                 ps_end_utt(decoder)
-                stoppedJobs.add(1, ordering: .relaxed)
                 return false
             }
             let count = min(Self.framesPerPiece, frames - first)
