@@ -48,22 +48,31 @@ final class SessionControl: Sendable {
                 }
                 try await session.setCaptionLanguage(language)
             case "stop":
+                // Answered before the session is cancelled: once cancelled, the run may end (and the process exit)
+                // before this thread writes anything more.
                 stopped.store(true, ordering: .releasing)
+                report(acknowledgement(name))
                 session.cancel()
+                return
             default:
                 let known = ["startTranscription", "stopTranscription", "showCaptions", "hideCaptions",
                              "setCaptionLanguage", "stop"]
                 report(Self.error(command: name, "unknown command" + Suggestions.hint(for: name, in: known)))
                 return
             }
-            var ack = JSONObject([("type", "ack"), ("command", .string(name))])
-            ack["transcribing"] = .bool(session.isTranscribing)
-            ack["captions"] = .bool(session.captionsVisible)
-            ack["captionLanguage"] = .string(session.captionLanguage)
-            report(ack)
+            report(acknowledgement(name))
         } catch {
             report(Self.error(command: name, error.description, code: error.code))
         }
+    }
+
+    /// `{"type":"ack","command":…}` with the session's state after the command.
+    private func acknowledgement(_ command: String) -> JSONObject {
+        var ack = JSONObject([("type", "ack"), ("command", .string(command))])
+        ack["transcribing"] = .bool(session.isTranscribing)
+        ack["captions"] = .bool(session.captionsVisible)
+        ack["captionLanguage"] = .string(session.captionLanguage)
+        return ack
     }
 
     static func error(command: String?, _ message: String, code: String = "bad_command") -> JSONObject {

@@ -420,6 +420,11 @@ final class PipeReader: Sendable {
         await waitFor(data: { condition(Self.lines($0)) })
     }
 
+    /// The complete lines read so far.
+    func linesSoFar() -> [String] {
+        Self.lines(state.withLock { $0.data })
+    }
+
     /// Waits for the end of the stream and returns everything read.
     func all() async -> Data {
         await withCheckedContinuation { continuation in

@@ -9,12 +9,14 @@ struct SessionControlTests {
     final class LineCollector: Sendable {
         private let lines = Mutex<[String]>([])
         private let partial = Mutex(Data())
+        private let ended = Mutex(false)
 
         init(_ pipe: Pipe) {
             pipe.fileHandleForReading.readabilityHandler = { [self] handle in
                 let data = handle.availableData
                 if data.isEmpty {
                     handle.readabilityHandler = nil
+                    ended.withLock { $0 = true }
                     return
                 }
                 let complete = partial.withLock { buffer -> [String] in
@@ -32,6 +34,17 @@ struct SessionControlTests {
 
         var all: [String] { lines.withLock { $0 } }
         var objects: [[String: Any]] { all.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } }
+
+        /// Waits for the end of the child's stdout: its exit and the delivery of its last bytes come apart.
+        func waitForEnd(timeout: Double = 120) async -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if ended.withLock({ $0 }) { return true }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            Issue.record("timed out waiting for the end of stdout; so far:\n\(all.joined(separator: "\n"))")
+            return false
+        }
 
         /// Waits until a line satisfies `condition` (generous timeout; polls, no fixed sleeps).
         func waitFor(_ what: String, timeout: Double = 120, _ condition: ([String: Any]) -> Bool) async -> Bool {
@@ -94,11 +107,13 @@ struct SessionControlTests {
         try writer.close()
         let status = try await exit.value
         #expect(status.status == 0, "stop is a normal end")
+        #expect(await collector.waitForEnd())
 
         let answers = collector.objects.filter { ["ack", "error"].contains($0["type"] as? String) }
         let summary = answers.map { "\($0["type"]!) \($0["command"] ?? "-")" }
         #expect(summary == ["ack startTranscription", "error startTranscriptoin", "error setCaptionLanguage",
                             "error -", "ack hideCaptions", "ack stop"], "\(answers)")
+        try #require(answers.count == 6)
         #expect((answers[1]["message"] as? String)?.contains("did you mean \"startTranscription\"") == true)
         #expect(answers[2]["code"] as? String == "unsupported_language")
         #expect((answers[2]["message"] as? String)?.contains("it has en-US") == true)

@@ -369,12 +369,15 @@ enum BatchFixtures {
         #expect(midFile, "the worker never wrote the session row: \(first.report())")
         first.signal(SIGKILL)
         _ = try await first.exit()
-        // Its claim holds until the lease (2 s after its last heartbeat) expires.
-        try await Task.sleep(for: .milliseconds(2500))
-        let second = try await Harness.audiograph(["worker", "--store", store, "--pipeline", "p.json", "--lease-seconds", "2"],
-                                                  in: dir)
-        #expect(second.status == 0, "\(second)")
-        #expect(second.stderr.contains("attempt 2"), "\(second)\n\(first.report())")
+        // Its claim holds until the lease (2 s after its last heartbeat) expires: the second worker waits for work
+        // (--wait) until then, runs the file again, and is stopped with SIGTERM once the queue says done.
+        let second = try Background(["worker", "--store", store, "--pipeline", "p.json", "--lease-seconds", "2", "--wait"],
+                                    in: dir)
+        #expect(try await waitForStatus(in: dir, store: store) { $0["done"] as? Int == 1 }, "\(second.report())")
+        second.signal(SIGTERM)
+        let secondExit = try await second.exit()
+        #expect(secondExit.status == 0 && !secondExit.signalled, "\(second.report())")
+        #expect(second.report().contains("attempt 2"), "\(second.report())\n\(first.report())")
         let status = try json(try await Harness.audiograph(["batch", "status", "--store", store, "--json"], in: dir).stdout)
         #expect(status["done"] as? Int == 1 && status["running"] as? Int == 0, "\(status)")
         let counts = try storeCounts(store.contains("://") ? store : dir.path(store))

@@ -58,6 +58,14 @@ struct DistributedBatchTests {
                 return true
             }
             let victim = try #require(claimed, "worker A never got mid-file: \(midFile)\n\(slow.report())")
+            // Killed at once: its file is only 1–2 s long, so it is killed before anything else is started.
+            slow.signal(SIGKILL)
+            let killed = try await slow.exit()
+            #expect(killed.signalled && killed.status == SIGKILL, "\(slow.report())")
+            // Still A's claim, attempt 1, not done: the kill was mid-file.
+            let afterKill = try sql.query("SELECT state, attempts, token FROM work_items WHERE key = $1", [victim.key]).rows
+            #expect(afterKill.count == 1 && afterKill[0] == ["running", "1", victim.token],
+                    "\(afterKill)\n\(slow.report())")
 
             // Workers B, C and D share the rest (a long lease: they are never taken over). D waits for new work
             // (--wait) until SIGTERM, so a worker is there to retry the killed file whenever its lease runs out.
@@ -67,13 +75,6 @@ struct DistributedBatchTests {
                                                             "--lease-seconds", "15", "--jobs", "1"]
                                                                + (wait ? ["--wait"] : []), in: dir))
             }
-            slow.signal(SIGKILL)
-            let killed = try await slow.exit()
-            #expect(killed.signalled && killed.status == SIGKILL, "\(slow.report())")
-            // Still A's claim, attempt 1, not done: the kill was mid-file.
-            let afterKill = try sql.query("SELECT state, attempts, token FROM work_items WHERE key = $1", [victim.key]).rows
-            #expect(afterKill.count == 1 && afterKill[0] == ["running", "1", victim.token],
-                    "\(afterKill)\n\(slow.report())")
 
             for worker in others.prefix(2) {
                 let exit = try await worker.exit()
