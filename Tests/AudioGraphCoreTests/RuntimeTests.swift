@@ -1,5 +1,6 @@
 @testable import AudioGraphCore
 import AudioGraphTestKit
+import Foundation
 import Synchronization
 import Testing
 
@@ -148,30 +149,52 @@ final class FailingStartNode: AudioNode {
         let stats = queue.statistics
         #expect(stats.dropped == 3 && stats.droppedFrames == 3 && stats.depth == 2 && stats.capacity == 2)
         #expect(queue.pop().audioBuffer?.position == 0)
-        queue.push(.control(.flush))  // control frames are never dropped
-        queue.push(.endOfStream)  // nor is the end of stream (it would wait for room)
-        #expect(queue.dropped == 3)
+        queue.push(.control(.flush))  // control frames are never dropped, and keep their place
+        queue.push(buffer(5))  // full again: dropped
+        #expect(queue.dropped == 4)
+        #expect(queue.pop().audioBuffer?.position == 1)
         guard case .control(.flush) = queue.pop() else {
-            Issue.record("control kept")
+            Issue.record("control kept, after the audio queued before it")
             return
         }
-        #expect(queue.pop().audioBuffer?.position == 1)
+        queue.push(.endOfStream)  // nor is the end of stream (it would wait for room)
         guard case .endOfStream = queue.pop() else {
             Issue.record("end of stream kept")
             return
         }
     }
 
-    @Test func controlFramesJumpTheQueue() {
+    /// A command applies where its source put it: after the audio queued before it, before the audio after it.
+    @Test func controlFramesKeepTheirPlace() {
         let queue = BoundedFrameQueue(capacity: 8, overflow: .block)
         queue.push(buffer(0))
         queue.push(buffer(1))
         queue.push(.control(.stopTranscription))
-        guard case .control(.stopTranscription) = queue.pop() else {
-            Issue.record("control first")
-            return
-        }
+        queue.push(buffer(2))
         #expect(queue.pop().audioBuffer?.position == 0)
         #expect(queue.pop().audioBuffer?.position == 1)
+        guard case .control(.stopTranscription) = queue.pop() else {
+            Issue.record("the command after the audio before it")
+            return
+        }
+        #expect(queue.pop().audioBuffer?.position == 2)
+    }
+
+    /// A live (dropping) queue that is full takes a command once there is room, instead of dropping it.
+    @Test func aCommandIntoAFullLiveQueueWaitsForRoom() {
+        let queue = BoundedFrameQueue(capacity: 1, overflow: .drop)
+        queue.push(buffer(0))
+        let pushed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.push(.control(.hideCaptions))
+            pushed.signal()
+        }
+        #expect(queue.pop().audioBuffer?.position == 0)
+        guard case .control(.hideCaptions) = queue.pop() else {
+            Issue.record("the command waited for room")
+            return
+        }
+        #expect(pushed.wait(timeout: .now() + 60) == .success)
+        #expect(queue.dropped == 0)
     }
 }

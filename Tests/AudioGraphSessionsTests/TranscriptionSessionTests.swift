@@ -92,6 +92,31 @@ final class CountingRecognizer: SpeechRecognizer {
         capabilities: { _ in CountingRecognizer().capabilities }, make: { _ in CountingRecognizer() })
 }
 
+/// Counts like `CountingRecognizer`, but its first `process` call waits at a gate the test opens, so the
+/// recognizer's queue fills up behind it (a recognizer that is behind).
+final class GatedCountingRecognizer: SpeechRecognizer {
+    static let held = Atomic<Bool>(false)
+    static let gate = DispatchSemaphore(value: 0)
+    private let counting = CountingRecognizer()
+    private var waited = false
+    var capabilities: RecognizerCapabilities { counting.capabilities }
+    func startUtterance() throws { try counting.startUtterance() }
+    func process(_ samples: UnsafeBufferPointer<Float>) throws {
+        if !waited {
+            waited = true
+            Self.held.store(true, ordering: .releasing)
+            _ = Self.gate.wait(timeout: .now() + 60)
+        }
+        try counting.process(samples)
+    }
+    func partialHypothesis() -> String { counting.partialHypothesis() }
+    func endUtterance() throws -> RecognitionResult { try counting.endUtterance() }
+
+    static let engine = RecognizerEngine(
+        name: "test-gated", summary: "Counts 0.1 s blocks as words; the first block waits at a gate.",
+        capabilities: { _ in CountingRecognizer().capabilities }, make: { _ in GatedCountingRecognizer() })
+}
+
 /// Waits for a condition with a generous timeout (no sleeps as synchronization: it polls the condition).
 func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
@@ -107,6 +132,7 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
 @Suite(.serialized) struct TranscriptionSessionTests {
     static func registry() -> NodeRegistry {
         RecognizerEngines.register(CountingRecognizer.engine)
+        RecognizerEngines.register(GatedCountingRecognizer.engine)
         var registry = NodeRegistry.builtins
         try! registry.register(StepSourceNode.self, origin: "test")
         try! registry.register(CaptionProbeNode.self, origin: "test")
@@ -156,10 +182,9 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
         try await session.startTranscription()
         #expect(session.isTranscribing && session.captionsVisible)
         source.release(5)
-        // Commands jump the recognizer's queue: stop only once it has heard all five blocks.
-        try await eventually("a partial of all five blocks") {
-            captions.updates.contains { !$0.isFinal && $0.text == "w1 w2 w3 w4 w5" }
-        }
+        // Commands keep their place in the stream: a stop sent once the five blocks are out applies after them,
+        // however far the recognizer is behind.
+        try await eventually("ten blocks out of the source") { source.blocksEmitted == 10 }
         try await session.stopTranscription()
         try await eventually("the final of segment 1") { captions.updates.contains { $0.isFinal } }
         #expect(!session.captionsVisible)
@@ -199,6 +224,31 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
         #expect(captions.commands.contains(.hideCaptions) && captions.commands.contains(.showCaptions))
         // Once the graph has ended, there is nothing to steer.
         await #expect(throws: TranscriptionSessionError.notRunning) { try await session.startTranscription() }
+    }
+
+    /// A recognizer that is behind when the user stops transcription still transcribes the audio that came
+    /// before the stop (the command waits its turn in the recognizer's queue instead of jumping it).
+    @Test func aStopAppliesAfterTheAudioQueuedBeforeIt() async throws {
+        let (session, graph) = try makeSession(engine: "test-gated", blocks: 10,
+                                               settings: SessionSettings(id: "s3", autoStartTranscription: true))
+        let source = graph.node("src")!.instance as! StepSourceNode
+        let captions = graph.node("cc")!.instance as! CaptionProbeNode
+        let (events, result) = session.start()
+        let drain = Task { for await _ in events {} }
+        source.release(1)
+        try await eventually("the recognizer held at its first block") { GatedCountingRecognizer.held.load(ordering: .acquiring) }
+        // Four more blocks wait in the recognizer's queue, then the stop goes in behind them.
+        source.release(4)
+        try await eventually("five blocks out of the source") { source.blocksEmitted == 5 }
+        try await session.stopTranscription()
+        GatedCountingRecognizer.gate.signal()
+        try await eventually("the final") { captions.updates.contains(where: \.isFinal) }
+        let finals = captions.updates.filter(\.isFinal)
+        #expect(finals.map(\.text) == ["w1 w2 w3 w4 w5"], "every block before the stop is transcribed")
+        source.release(5)
+        _ = try await result.value
+        await drain.value
+        #expect(captions.updates.filter(\.isFinal).count == 1, "nothing after the stop")
     }
 
     /// The same session code with pocketsphinx on real speech: swapping the engine is a config change only.

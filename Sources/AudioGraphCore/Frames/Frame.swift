@@ -4,7 +4,7 @@ public enum Frame: Sendable {
     case audio(AudioBuffer)
     /// An event in band with the audio (level, speech start/end, transcript, …).
     case event(Event)
-    /// A control command. Queues deliver these ahead of waiting audio and events.
+    /// A control command, in its place in the stream like every other frame.
     case control(ControlCommand)
     /// The stream has ended: the receiver flushes (`finish`) and passes it on.
     case endOfStream
@@ -18,7 +18,8 @@ public enum Frame: Sendable {
     }
 }
 
-/// Commands that steer a running graph (the session layer sends these). They jump the queue.
+/// Commands that steer a running graph (the session layer sends these). A source puts one into the stream ahead
+/// of its next block, and it keeps that place through every queue: it applies to the audio after it.
 public enum ControlCommand: Sendable, Equatable {
     case startTranscription
     case stopTranscription

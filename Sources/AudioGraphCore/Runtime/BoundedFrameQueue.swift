@@ -1,6 +1,8 @@
 import Foundation
 
-/// A bounded FIFO of frames between threads, with a priority lane for control commands (they jump the queue).
+/// A bounded FIFO of frames between threads. Every frame keeps its place, control commands included: a command
+/// takes effect at the point of the stream where its source put it (a `stopTranscription` still hears the audio
+/// queued before it, a `startTranscription` none of it).
 ///
 /// When full, `push` either blocks until there is room (file sources: nothing is lost) or drops the frame
 /// and counts it (live sources: capture must never stall). End-of-stream and control frames are never
@@ -15,7 +17,6 @@ final class BoundedFrameQueue: @unchecked Sendable {
     private var ring: [Frame?]
     private var head = 0
     private var count = 0
-    private var urgent: [Frame] = []
     private var droppedCount = 0
     private var droppedAudioFrames = 0
     private var highWater = 0
@@ -37,13 +38,11 @@ final class BoundedFrameQueue: @unchecked Sendable {
     func push(_ frame: Frame) {
         condition.lock()
         defer { condition.unlock() }
-        if case .control = frame {
-            urgent.append(frame)
-            condition.broadcast()
-            return
-        }
         var mustKeep = false
-        if case .endOfStream = frame { mustKeep = true }
+        switch frame {
+        case .control, .endOfStream: mustKeep = true
+        case .audio, .event: break
+        }
         if count == capacity {
             if overflow == .drop && !mustKeep {
                 droppedCount += 1
@@ -61,18 +60,14 @@ final class BoundedFrameQueue: @unchecked Sendable {
         if count == 1 { condition.broadcast() }
     }
 
-    /// Blocks until a frame is available. Control frames come first.
+    /// Blocks until a frame is available.
     func pop() -> Frame { popTimed().frame }
 
-    /// Blocks until a frame is available, and says how long it waited in the queue (0 unless `timed`; control
-    /// frames jump the queue and count 0).
+    /// Blocks until a frame is available, and says how long it waited in the queue (0 unless `timed`).
     func popTimed() -> (frame: Frame, waitedNanoseconds: UInt64) {
         condition.lock()
         defer { condition.unlock() }
-        while count == 0 && urgent.isEmpty { condition.wait() }
-        if !urgent.isEmpty {
-            return (urgent.removeFirst(), 0)
-        }
+        while count == 0 { condition.wait() }
         let frame = ring[head]!
         ring[head] = nil
         let waited = timed ? MonotonicTime.nanoseconds() &- arrivals[head] : 0

@@ -37,8 +37,8 @@ public final class GraphRuntime: @unchecked Sendable {
         self.initialCommands = initialCommands
     }
 
-    /// Steers the running graph: every source sends `command` downstream ahead of its next block, and queues
-    /// deliver it ahead of waiting audio. Safe from any thread. Returns false when no source is running any
+    /// Steers the running graph: every source sends `command` downstream ahead of its next block, and it keeps
+    /// that place in the stream through every queue. Safe from any thread. Returns false when no source is running any
     /// more (the command went nowhere); `delivered` is called once the command is in the graph.
     @discardableResult
     public func send(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void = {}) -> Bool {
