@@ -204,16 +204,20 @@ import Testing
         let hold = Hold()
         defer { hold.release() }
         eager.setBeforeEagerPiece { piece in if piece == 1 { hold.holdFirstJob() } }
-        // A hint for frames the final does not end at: the final decodes on its own, the speculation is stale.
+        // A hint, and the speculation is held at its second piece; the utterance is left open (no end, as when
+        // a run drops it) and the next one begins: that start must stop the speculation still running.
         let clip = clips[0]
-        _ = try Self.utterance(eager, clip.samples, frames: clip.frames, hintAt: clip.frames - 8000,
-                               hintFrames: clip.frames - 8000)
+        try eager.startUtterance()
+        try clip.samples.withUnsafeBufferPointer { try eager.process($0) }
+        eager.prepareFinal(speechEndsAfter: clip.frames - 8000)
         try #require(hold.waitUntilHeld(), "the speculation never reached its second piece")
         try eager.startUtterance()
         hold.release()
         let silence = [Float](repeating: 0, count: 160)
         try silence.withUnsafeBufferPointer { try eager.process($0) }
         _ = try eager.endUtterance()
+        eager.waitForEagerPass()
+        #expect(eager.speculationsStopped == 1, "the stale speculation stopped at its next piece")
         #expect(try Self.utterance(eager, clips[1].samples, frames: clips[1].frames, hintAt: clips[1].frames)
                 == (try Self.utterance(plain, clips[1].samples, frames: clips[1].frames)))
         #expect(eager.speculationsStopped == 1)
