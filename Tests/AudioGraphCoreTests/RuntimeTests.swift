@@ -157,7 +157,7 @@ final class FailingStartNode: AudioNode {
             Issue.record("control kept, after the audio queued before it")
             return
         }
-        queue.push(.endOfStream)  // nor is the end of stream (it would wait for room)
+        queue.push(.endOfStream)  // nor is the end of stream
         guard case .endOfStream = queue.pop() else {
             Issue.record("end of stream kept")
             return
@@ -180,21 +180,28 @@ final class FailingStartNode: AudioNode {
         #expect(queue.pop().audioBuffer?.position == 2)
     }
 
-    /// A live (dropping) queue that is full takes a command once there is room, instead of dropping it.
-    @Test func aCommandIntoAFullLiveQueueWaitsForRoom() {
-        let queue = BoundedFrameQueue(capacity: 1, overflow: .drop)
+    /// A full queue takes a command and the end of stream in a spare slot, at once and in order: a live queue
+    /// still drops audio (capture never waits for a command), a file queue still makes audio wait.
+    @Test(arguments: [BoundedFrameQueue.Overflow.drop, .block])
+    func aCommandIntoAFullQueueTakesASpareSlot(overflow: BoundedFrameQueue.Overflow) {
+        let queue = BoundedFrameQueue(capacity: 1, overflow: overflow)
         queue.push(buffer(0))
         let pushed = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             queue.push(.control(.hideCaptions))
+            queue.push(.endOfStream)
             pushed.signal()
         }
+        #expect(pushed.wait(timeout: .now() + 60) == .success, "neither waited for room")
+        #expect(queue.statistics.fullWaits == 0 && queue.statistics.depth == 3)
+        if overflow == .drop {
+            queue.push(buffer(1))
+            #expect(queue.dropped == 1, "audio into a full live queue is still dropped")
+        }
         #expect(queue.pop().audioBuffer?.position == 0)
-        guard case .control(.hideCaptions) = queue.pop() else {
-            Issue.record("the command waited for room")
+        guard case .control(.hideCaptions) = queue.pop(), case .endOfStream = queue.pop() else {
+            Issue.record("the command, then the end, in their places")
             return
         }
-        #expect(pushed.wait(timeout: .now() + 60) == .success)
-        #expect(queue.dropped == 0)
     }
 }

@@ -6,7 +6,9 @@ import Foundation
 ///
 /// When full, `push` either blocks until there is room (file sources: nothing is lost) or drops the frame
 /// and counts it (live sources: capture must never stall). End-of-stream and control frames are never
-/// dropped.
+/// dropped and never wait either: they go into spare slots past `capacity` (`spareSlots` of them; only a
+/// producer that fills those too waits), so a command sent while a live queue is full neither stalls capture
+/// nor loses its place.
 ///
 /// With `timed`, each frame's arrival is stamped so `pop` tells how long it waited (the node's queue latency).
 final class BoundedFrameQueue: @unchecked Sendable {
@@ -22,7 +24,10 @@ final class BoundedFrameQueue: @unchecked Sendable {
     private var highWater = 0
     private var fullWaitCount = 0
     private var arrivals: [UInt64]
+    /// Audio and events: beyond this many waiting frames they block or are dropped.
     let capacity: Int
+    /// Slots past `capacity` that only control and end-of-stream frames may take.
+    static let spareSlots = 64
     let overflow: Overflow
     let timed: Bool
 
@@ -31,8 +36,8 @@ final class BoundedFrameQueue: @unchecked Sendable {
         self.capacity = capacity
         self.overflow = overflow
         self.timed = timed
-        self.ring = Array(repeating: nil, count: capacity)
-        self.arrivals = timed ? Array(repeating: 0, count: capacity) : []
+        self.ring = Array(repeating: nil, count: capacity + Self.spareSlots)
+        self.arrivals = timed ? Array(repeating: 0, count: capacity + Self.spareSlots) : []
     }
 
     func push(_ frame: Frame) {
@@ -43,17 +48,19 @@ final class BoundedFrameQueue: @unchecked Sendable {
         case .control, .endOfStream: mustKeep = true
         case .audio, .event: break
         }
-        if count == capacity {
+        let limit = mustKeep ? ring.count : capacity
+        if count >= limit {
             if overflow == .drop && !mustKeep {
                 droppedCount += 1
                 if case .audio(let buffer) = frame { droppedAudioFrames += buffer.frameCount }
                 return
             }
             fullWaitCount += 1
-            while count == capacity { condition.wait() }
+            while count >= limit { condition.wait() }
         }
-        ring[(head + count) % capacity] = frame
-        if timed { arrivals[(head + count) % capacity] = MonotonicTime.nanoseconds() }
+        let tail = (head + count) % ring.count
+        ring[tail] = frame
+        if timed { arrivals[tail] = MonotonicTime.nanoseconds() }
         count += 1
         highWater = max(highWater, count)
         // Only an empty queue has a waiting consumer.
@@ -71,7 +78,7 @@ final class BoundedFrameQueue: @unchecked Sendable {
         let frame = ring[head]!
         ring[head] = nil
         let waited = timed ? MonotonicTime.nanoseconds() &- arrivals[head] : 0
-        head = (head + 1) % capacity
+        head = (head + 1) % ring.count
         count -= 1
         // Wake a blocked producer only once the queue is half empty: waking it per frame costs a context switch
         // per buffer (measured on aac-sink: 0.3 s of system time per 10 minutes of 44.1 kHz audio).

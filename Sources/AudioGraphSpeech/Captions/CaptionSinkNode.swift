@@ -12,8 +12,9 @@ import AudioGraphCore
 ///   rewritten in place and finals scroll up; otherwise finals only, as plain lines. With
 ///   `audiograph run --events jsonl`, which prints events on stdout, set `"stream": "stderr"`.
 /// - Control: live captions show only while transcription runs and captions are on: `hideCaptions` and
-///   `stopTranscription` clear the partial line and show nothing (not even results still queued from before)
-///   until both `showCaptions` and `startTranscription` hold again; `setLanguage` sets the language of later
+///   `stopTranscription` clear the partial line at their place in the stream (results from before them are
+///   drawn first, like the final a stop ends the utterance with) and show nothing after them until both
+///   `showCaptions` and `startTranscription` hold again; `setLanguage` sets the language of later
 ///   utterances that name none. Files record every final result whether captions are shown or not. A live sink
 ///   starts showing captions: the session layer sends `hideCaptions` / `stopTranscription` at the start when
 ///   the session has captions or transcription off.
@@ -165,8 +166,8 @@ public final class CaptionSinkNode: AudioNode {
         case .setLanguage(let code): language = code
         case .flush, .custom: break
         }
-        // Captions show only while transcription runs and captions are on. Results still queued from before a
-        // stop are not drawn after it.
+        // Captions show only while transcription runs and captions are on. Commands come in their place in the
+        // stream, so everything before a stop was drawn already and nothing after it is.
         if captionsOn && transcribing { renderer?.show() } else { renderer?.hide() }
     }
 
