@@ -36,21 +36,19 @@ struct SessionControlTests {
         var objects: [[String: Any]] { all.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } }
 
         /// Waits for the end of the child's stdout: its exit and the delivery of its last bytes come apart.
-        func waitForEnd(timeout: Double = 120) async -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if ended.withLock({ $0 }) { return true }
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            Issue.record("timed out waiting for the end of stdout; so far:\n\(all.joined(separator: "\n"))")
-            return false
+        func waitForEnd() async -> Bool {
+            await poll("the end of stdout") { ended.withLock { $0 } }
         }
 
         /// Waits until a line satisfies `condition` (generous timeout; polls, no fixed sleeps).
-        func waitFor(_ what: String, timeout: Double = 120, _ condition: ([String: Any]) -> Bool) async -> Bool {
+        func waitFor(_ what: String, _ condition: ([String: Any]) -> Bool) async -> Bool {
+            await poll(what) { objects.contains(where: condition) }
+        }
+
+        private func poll(_ what: String, timeout: Double = 120, _ condition: () -> Bool) async -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
-                if objects.contains(where: condition) { return true }
+                if condition() { return true }
                 try? await Task.sleep(for: .milliseconds(5))
             }
             Issue.record("timed out waiting for \(what); stdout so far:\n\(all.joined(separator: "\n"))")

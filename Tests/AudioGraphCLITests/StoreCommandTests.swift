@@ -307,12 +307,7 @@ struct StoreCommandTests {
         // moment later: the kill waits until the store's last write (the JSON file, after the database) holds
         // every final printed so far, so what is checked is that a crash keeps what was written.
         let written = finals(watcher.linesSoFar())
-        let deadline = Date().addingTimeInterval(30)
-        var caughtUp = false
-        while !caughtUp && Date() < deadline {
-            caughtUp = (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count
-            if !caughtUp { try await Task.sleep(for: .milliseconds(10)) }
-        }
+        let caughtUp = try await Harness.waitUntil { (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count }
         #expect(caughtUp, "the store never held the \(written.count) finals printed: \(written)")
         _ = kill(box.process.processIdentifier, SIGKILL)
         let status = try await exit.value

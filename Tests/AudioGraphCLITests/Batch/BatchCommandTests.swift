@@ -108,7 +108,7 @@ struct BatchCommandTests {
         let batch = try BatchFixtures.Background(["batch", "m.jsonl", "--pipeline", "p.json", "--jobs", "1",
                                                   "--set", "src.realtime=true", "--json"], in: dir)
         // The first file is running once its session row is in the store.
-        let started = try await BatchFixtures.waitUntil {
+        let started = try await Harness.waitUntil {
             FileManager.default.fileExists(atPath: dir.path("t.sqlite"))
                 && ((try? BatchFixtures.storeCounts(dir.path("t.sqlite")).count) ?? 0) >= 1
         }
@@ -307,16 +307,6 @@ enum BatchFixtures {
     }
 
     /// Per session id: how many session rows and transcripts the store holds.
-    /// Polls `condition` every 20 ms until it holds (true) or 45 s pass (false).
-    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(45)
-        while Date() < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
     static func storeCounts(_ location: String) throws -> [String: (sessions: Int, transcripts: Int)] {
         let store = try TranscriptStores.open(location: location, create: false)
         defer { store.close() }
@@ -365,7 +355,7 @@ enum BatchFixtures {
         // Mid-file: its transcript-store node has written the session row (the run started). Killed at once, not
         // after a fixed wait, which a slow machine could let the 4 s file outlast.
         let location = store.contains("://") ? store : dir.path(store)
-        let midFile = try await waitUntil { (try? storeCounts(location))?[session]?.sessions == 1 }
+        let midFile = try await Harness.waitUntil { (try? storeCounts(location))?[session]?.sessions == 1 }
         #expect(midFile, "the worker never wrote the session row: \(first.report())")
         first.signal(SIGKILL)
         _ = try await first.exit()

@@ -48,7 +48,7 @@ struct DistributedBatchTests {
                                                      "src.realtime=true", "--lease-seconds", "2", "--jobs", "1"], in: dir)
             // Mid-file: its claim is running and its transcript-store node has written the session row.
             var claimed: (key: String, token: String)?
-            let midFile = try await BatchFixtures.waitUntil {
+            let midFile = try await Harness.waitUntil {
                 let rows = try sql.query("""
                     SELECT w.key, w.token FROM work_items w
                     WHERE w.state = 'running' AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.key)
@@ -80,7 +80,7 @@ struct DistributedBatchTests {
                 let exit = try await worker.exit()
                 #expect(exit.status == 0 && !exit.signalled && !exit.timedOut, "\(worker.report())")
             }
-            let allDone = try await BatchFixtures.waitUntil {
+            let allDone = try await Harness.waitUntil {
                 try sql.query("SELECT count(*) FROM work_items WHERE state = 'done'").rows.first?.first == "40"
             }
             let pending = try sql.query("SELECT key, state, attempts, worker FROM work_items WHERE state <> 'done'").rows
