@@ -22,15 +22,17 @@ public final class TranscriptServer: Sendable {
     private let daemon: HTTPDaemon
 
     /// Starts serving `store` at `listen` with `threads` worker threads. `publicURL` is what served
-    /// `transcriptUrl`s start with (default `http://HOST:PORT` of the listening socket).
-    public init(store: Store, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil) throws(HTTPServerError) {
+    /// `transcriptUrl`s start with (default `http://HOST:PORT` of the listening socket). `limits`: what one
+    /// client may hold (connections per address, the time to send a request, the idle timeout).
+    public init(store: Store, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
+                limits: HTTPClientLimits = HTTPClientLimits()) throws(HTTPServerError) {
         let live = LiveSessions()
         let metrics = MetricsEndpoint()
         metrics.set("live sessions") { exposition in
             exposition.add(gauge: "audiograph_live_sessions", help: "Sessions this server runs now.", value: Double(live.count))
         }
         let holder = APIHolder()
-        daemon = try HTTPDaemon(address: listen, threads: threads) { request in holder.handle(request) }
+        daemon = try HTTPDaemon(address: listen, threads: threads, limits: limits) { request in holder.handle(request) }
         holder.set(TranscriptsAPI(store: store, tokens: AccessTokens(store: store), live: live,
                                   publicURL: publicURL ?? daemon.baseURL, metrics: metrics))
         self.live = live
@@ -40,6 +42,8 @@ public final class TranscriptServer: Sendable {
     /// `http://HOST:PORT` of the listening socket.
     public var baseURL: String { daemon.baseURL }
     public var port: UInt16 { daemon.port }
+    /// Connections closed so far for not sending a whole request in time.
+    public var requestTimeouts: Int { daemon.requestTimeouts }
 
     /// Publishes `session`'s captions as live session `id` until `LiveSessions.remove` (or `shutdown`), and its
     /// per-node statistics on `GET /metrics` labelled `session="ID"`, with `audiograph_session_running` 1 while

@@ -21,16 +21,20 @@ static inline size_t audiograph_mhd_unescape(void *cls, struct MHD_Connection *c
 /* MHD_start_daemon is variadic: the options audiograph sets, as one plain function. */
 static inline struct MHD_Daemon *audiograph_mhd_start(unsigned int flags, const struct sockaddr *address,
                                                       unsigned int threads, unsigned int connection_limit,
-                                                      unsigned int timeout_seconds, size_t memory_limit,
+                                                      unsigned int per_address_limit, unsigned int timeout_seconds,
+                                                      size_t memory_limit,
                                                       MHD_AccessHandlerCallback handler, void *handler_cls,
-                                                      MHD_RequestCompletedCallback completed, void *completed_cls) {
+                                                      MHD_RequestCompletedCallback completed, void *completed_cls,
+                                                      MHD_NotifyConnectionCallback notify, void *notify_cls) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
                             MHD_OPTION_UNESCAPE_CALLBACK, audiograph_mhd_unescape, NULL,
                             MHD_OPTION_END);
 }
@@ -39,6 +43,17 @@ static inline struct MHD_Daemon *audiograph_mhd_start(unsigned int flags, const 
 static inline uint16_t audiograph_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+/* MHD_get_connection_info is variadic: the connection's socket (-1 if unknown). */
+static inline int audiograph_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
+/* Whether a connection notification is the one for a new connection (the enum's case names do not import). */
+static inline int audiograph_mhd_connection_started(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
 }
 
 /* Cast macros do not import. */

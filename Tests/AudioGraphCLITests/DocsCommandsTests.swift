@@ -124,6 +124,8 @@ enum DocsCommands {
             .exits(0, stdout: ["token for alice: agt_"], files: ["out/transcripts.sqlite"]),
         "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080":
             .serves(exitOnInterrupt: 0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"]),
+        "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080 --max-connections-per-address 64 --header-timeout 5":
+            .serves(exitOnInterrupt: 0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"]),
         #"curl -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:8080/v1/calls?hasTranscriptions=true&limit=10""#:
             .exits(0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"],
                    server: "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080",

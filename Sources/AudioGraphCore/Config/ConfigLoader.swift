@@ -5,7 +5,7 @@ import Foundation
 /// `GraphBuilder`.
 public enum ConfigLoader {
     public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats", "serve"]
-    public static let serveKeys = ["listen", "store"]
+    public static let serveKeys = ["listen", "store", "maxConnectionsPerAddress", "headerTimeoutSeconds", "idleTimeoutSeconds"]
     public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants"]
 
     /// Loads the config at `path`, applying `--set node.param=value` overrides.
@@ -187,7 +187,29 @@ public enum ConfigLoader {
         if let store = try decodeString(object["store"], at: path / "store") {
             settings.store = store.hasPrefix("/") ? store : baseDirectory + "/" + store
         }
+        let limits = HTTPClientLimits.self
+        if let count = try decodeInt(object["maxConnectionsPerAddress"], in: limits.connectionsRange,
+                                     at: path / "maxConnectionsPerAddress") {
+            settings.limits.maxConnectionsPerAddress = count
+        }
+        if let seconds = try decodeInt(object["headerTimeoutSeconds"], in: limits.timeoutRange, at: path / "headerTimeoutSeconds") {
+            settings.limits.headerTimeoutSeconds = seconds
+        }
+        if let seconds = try decodeInt(object["idleTimeoutSeconds"], in: limits.timeoutRange, at: path / "idleTimeoutSeconds") {
+            settings.limits.idleTimeoutSeconds = seconds
+        }
         return settings
+    }
+
+    /// A whole number in `range`, or nil when absent.
+    static func decodeInt(_ value: JSONValue?, in range: ClosedRange<Int>, at path: JSONPath) throws(GraphError) -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let number = value.intValue, range.contains(number) else {
+            let got = value.doubleValue.map { $0.rounded() == $0 && abs($0) < 1e15 ? String(Int($0)) : "\($0)" }
+            throw .config(path, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got "
+                + (got ?? value.typeDescription))
+        }
+        return number
     }
 
     static func rejectUnknownKeys(in object: JSONObject, allowed: [String], at path: JSONPath) throws(GraphError) {

@@ -71,6 +71,12 @@ public enum ConfigSchema {
                     ("properties", .object(JSONObject([
                         ("listen", .object(JSONObject([("type", "string"), ("default", .string(ServeSettings.defaultListen))]))),
                         ("store", .object(JSONObject([("type", "string")]))),
+                        ("maxConnectionsPerAddress", integerSchema(HTTPClientLimits.connectionsRange,
+                                                                   default: HTTPClientLimits.defaultMaxConnectionsPerAddress)),
+                        ("headerTimeoutSeconds", integerSchema(HTTPClientLimits.timeoutRange,
+                                                               default: HTTPClientLimits.defaultHeaderTimeoutSeconds)),
+                        ("idleTimeoutSeconds", integerSchema(HTTPClientLimits.timeoutRange,
+                                                             default: HTTPClientLimits.defaultIdleTimeoutSeconds)),
                     ]))),
                     ("additionalProperties", false),
                 ]))),
@@ -78,6 +84,12 @@ public enum ConfigSchema {
             ("required", ["version", "nodes", "links"]),
             ("additionalProperties", false),
         ]))
+    }
+
+    /// `{"type": "integer", "minimum": …, "maximum": …, "default": …}`.
+    static func integerSchema(_ range: ClosedRange<Int>, default value: Int) -> JSONValue {
+        .object(JSONObject([("type", "integer"), ("minimum", .number(Double(range.lowerBound))),
+                            ("maximum", .number(Double(range.upperBound))), ("default", .number(Double(value)))]))
     }
 
     static func parameterSchema(_ kind: ParameterSpec.Kind) -> JSONObject {

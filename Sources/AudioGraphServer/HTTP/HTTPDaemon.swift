@@ -15,7 +15,13 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 ///
 /// - Requests with a body are answered after the body is read and dropped (the API has no uploads).
 /// - libmicrohttpd refuses on its own what does not fit its per-connection memory (`memoryLimit`: a request
-///   line plus headers of more than that is answered 431), and closes connections idle for `timeoutSeconds`.
+///   line plus headers of more than that is answered 431).
+/// - One client cannot hold the server (`limits`): past `maxConnectionsPerAddress` connections from one IP
+///   address libmicrohttpd closes new ones at once; a connection that has not sent its whole request
+///   `headerTimeoutSeconds` after it opened (or after its previous answer) is closed (`RequestDeadlines`);
+///   one without traffic for `idleTimeoutSeconds` while it is answered is closed by libmicrohttpd. Neither
+///   closes an event stream: its deadline ended with its request, and 0.9.75 does not time out a suspended
+///   connection, which a stream is between writes (each resume counts as activity).
 /// - `shutdown()` stops accepting, lets requests in flight finish, closes every event stream (after what is
 ///   queued on it is sent), then stops the threads.
 ///
@@ -31,14 +37,19 @@ public final class HTTPDaemon: @unchecked Sendable {
     private let context: Context
     private let stopping = Mutex(false)
     private let keepalive: any DispatchSourceTimer
+    private let deadlineSweeper: any DispatchSourceTimer
 
     /// What libmicrohttpd's callbacks reach through their `cls` pointer.
     final class Context: Sendable {
         let handler: Handler
         let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
         let inFlight = Atomic<Int>(0)
+        let deadlines: RequestDeadlines
 
-        init(handler: @escaping Handler) { self.handler = handler }
+        init(handler: @escaping Handler, deadlines: RequestDeadlines) {
+            self.handler = handler
+            self.deadlines = deadlines
+        }
     }
 
     /// Starts listening.
@@ -50,10 +61,14 @@ public final class HTTPDaemon: @unchecked Sendable {
     ///     raised to its hard limit). libmicrohttpd splits the limit evenly between the threads, and under epoll
     ///     a thread whose share is full stops answering until its connections time out (0.9.75, seen in
     ///     benchmarks/http.sh at 700+ connections with 256 per thread), so each thread gets a large share.
-    public init(address: ListenAddress, threads: Int = 4, connectionLimit: Int? = nil, timeoutSeconds: Int = 30,
+    ///   - limits: connections per client address, the time to send a request, the idle timeout.
+    ///   - keepaliveSeconds: how often every event stream gets a `: keepalive` comment.
+    public init(address: ListenAddress, threads: Int = 4, connectionLimit: Int? = nil, limits: HTTPClientLimits = HTTPClientLimits(),
                 memoryLimit: Int = 32 * 1024, keepaliveSeconds: Double = 15,
                 handler: @escaping Handler) throws(HTTPServerError) {
-        context = Context(handler: handler)
+        let deadlines = RequestDeadlines(timeoutSeconds: limits.headerTimeoutSeconds)
+        let idleTimeout = max(limits.idleTimeoutSeconds, 1)
+        context = Context(handler: handler, deadlines: deadlines)
         var socketAddress = sockaddr_in()
         socketAddress.sin_family = sa_family_t(AF_INET)
         socketAddress.sin_port = address.port.bigEndian
@@ -64,7 +79,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         let started = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 audiograph_mhd_start(flags, address, UInt32(max(threads, 1)), UInt32(connectionLimit),
-                                     UInt32(timeoutSeconds), memoryLimit, accessHandler, cls, requestCompleted, cls)
+                                     UInt32(max(limits.maxConnectionsPerAddress, 0)), UInt32(idleTimeout), memoryLimit,
+                                     accessHandler, cls, requestCompleted, cls, connectionNotified, cls)
             }
         }
         guard let started else {
@@ -80,6 +96,10 @@ public final class HTTPDaemon: @unchecked Sendable {
             for stream in context.streams.withLock({ Array($0.values) }) { stream.send(": keepalive\n\n") }
         }
         keepalive.resume()
+        deadlineSweeper = DispatchSource.makeTimerSource(queue: .global())
+        deadlineSweeper.schedule(deadline: .now() + deadlines.sweepInterval, repeating: deadlines.sweepInterval)
+        deadlineSweeper.setEventHandler { deadlines.sweep() }
+        deadlineSweeper.resume()
     }
 
     deinit { shutdown(timeout: 0) }
@@ -104,12 +124,16 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// Requests being answered now (event streams count until they close).
     public var requestsInFlight: Int { context.inFlight.load(ordering: .relaxed) }
 
+    /// Connections closed so far for not sending a whole request within `headerTimeoutSeconds`.
+    public var requestTimeouts: Int { context.deadlines.closed }
+
     /// Stops accepting connections, closes the event streams, waits up to `timeout` seconds for requests in
     /// flight, and stops. Idempotent.
     public func shutdown(timeout: Double = 10) {
         let first = stopping.withLock { stopping in defer { stopping = true }; return !stopping }
         guard first, let daemon else { return }
         keepalive.cancel()
+        deadlineSweeper.cancel()
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
@@ -139,6 +163,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         uploadSize.pointee = 0  // the API takes no bodies: read and drop
         return .YES
     }
+    context.deadlines.requestRead(connection)
     let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
                               path: url.map { String(cString: $0) } ?? "/",
                               query: connectionValues(connection, .GET_ARGUMENT_KIND).map { ($0.0, $0.1) },
@@ -172,9 +197,10 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
     guard let cls, let requestState, let state = requestState.pointee else { return }
     let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { context.deadlines.answerDone(connection) }
     if state != seenMarker {
         let stream = Unmanaged<EventStream>.fromOpaque(state).takeRetainedValue()
         stream.finish()
@@ -182,6 +208,16 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestSt
     }
     requestState.pointee = nil
     context.inFlight.subtract(1, ordering: .relaxed)
+}
+
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
+    if audiograph_mhd_connection_started(code) != 0 {
+        context.deadlines.opened(connection)
+    } else {
+        context.deadlines.closed(connection)
+    }
 }
 
 /// Every key/value of one kind (headers, query arguments) of a connection.

@@ -146,7 +146,7 @@ extension RunCommand {
         } catch {
             throw GraphError(.cannotCreateOutput, at: TranscriptStores.describe(location: path), error.message)
         }
-        let server = try ServeOptions.start(store: store, listen: listen, at: "serve.listen")
+        let server = try ServeOptions.start(store: store, listen: listen, limits: settings.limits, at: "serve.listen")
         ServeOptions.attach(session, graph: graph, to: server)
         ServeOptions.announce(server)
         return server

@@ -5,7 +5,8 @@ import Foundation
 struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve stored transcripts and live captions over HTTP"
-    static let usage = "audiograph serve [--store PATH] [--listen HOST:PORT] [--threads N] [--public-url URL] [--run CONFIG]..."
+    static let usage = "audiograph serve [--store PATH] [--listen HOST:PORT] [--threads N] [--public-url URL] "
+        + "[--max-connections-per-address N] [--header-timeout S] [--idle-timeout S] [--run CONFIG]..."
     static let help = """
         \(abstract): the JSON API under /v1, captions as Server-Sent Events, and a web page at / (see
         docs/http-api.md). Every /v1 request needs "Authorization: Bearer TOKEN" (audiograph tokens create).
@@ -22,6 +23,15 @@ struct ServeCommand: Command {
           --listen H:P      Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).
           --threads N       Worker threads (default 4).
           --public-url URL  What served transcriptUrls start with (default http://HOST:PORT).
+          --max-connections-per-address N
+                            Connections at once from one IP address; more are closed at once (default
+                            \(HTTPClientLimits.defaultMaxConnectionsPerAddress); 0: no limit, e.g. behind a reverse proxy).
+          --header-timeout S
+                            Seconds a connection has to send a whole request, from when it opens or its
+                            previous answer ended; then it is closed (default \(HTTPClientLimits.defaultHeaderTimeoutSeconds)).
+          --idle-timeout S  Seconds without traffic while an answer is sent before the connection is closed
+                            (default \(HTTPClientLimits.defaultIdleTimeoutSeconds); caption streams are not cut by it or
+                            by --header-timeout).
           --run CONFIG      Also run this pipeline, with its live captions at /v1/sessions/ID/captions
                             and its metrics at /metrics; repeatable. The server keeps serving after the
                             pipelines end.
@@ -34,7 +44,9 @@ struct ServeCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store", "--listen", "--threads", "--public-url", "--run"], flags: [])
+        let args = try Arguments(arguments, valued: ["--store", "--listen", "--threads", "--public-url", "--run",
+                                                     "--max-connections-per-address", "--header-timeout", "--idle-timeout"],
+                                 flags: [])
         _ = try args.requirePositionals([])
         let listen = try ServeOptions.address(args.value("--listen") ?? ServeSettings.defaultListen, at: "--listen")
         var threads = 4
@@ -44,6 +56,7 @@ struct ServeCommand: Command {
             }
             threads = value
         }
+        let limits = try ServeOptions.limits(args)
         let graphs = try args.values("--run").map { path throws(GraphError) in try loadGraph(configPath: path, registry: registry) }
         let store = try StoreOptions.openStore(args)
         defer { store.close() }
@@ -52,7 +65,7 @@ struct ServeCommand: Command {
         let interrupts = InterruptHandler(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
         defer { _ = interrupts }
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
-                                            at: "--listen")
+                                            limits: limits, at: "--listen")
         var pipelines: [(session: TranscriptionSession, live: LiveSession)] = []
         for graph in graphs {
             let session = TranscriptionSession(graph: graph)
@@ -84,11 +97,29 @@ enum ServeOptions {
         return address
     }
 
+    /// `--max-connections-per-address`, `--header-timeout` and `--idle-timeout`, each defaulting to the library's.
+    static func limits(_ args: Arguments) throws(GraphError) -> HTTPClientLimits {
+        var limits = HTTPClientLimits()
+        let options: [(String, ClosedRange<Int>, WritableKeyPath<HTTPClientLimits, Int>)] = [
+            ("--max-connections-per-address", HTTPClientLimits.connectionsRange, \.maxConnectionsPerAddress),
+            ("--header-timeout", HTTPClientLimits.timeoutRange, \.headerTimeoutSeconds),
+            ("--idle-timeout", HTTPClientLimits.timeoutRange, \.idleTimeoutSeconds),
+        ]
+        for (name, range, field) in options {
+            guard let text = args.value(name) else { continue }
+            guard let value = Int(text), range.contains(value) else {
+                throw GraphError(.usage, at: name, "expects a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            }
+            limits[keyPath: field] = value
+        }
+        return limits
+    }
+
     static func start(store: any FullTranscriptStore, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
-                      at location: String) throws(GraphError) -> TranscriptServer {
+                      limits: HTTPClientLimits = HTTPClientLimits(), at location: String) throws(GraphError) -> TranscriptServer {
         let server: TranscriptServer
         do {
-            server = try TranscriptServer(store: store, listen: listen, threads: threads, publicURL: publicURL)
+            server = try TranscriptServer(store: store, listen: listen, threads: threads, publicURL: publicURL, limits: limits)
         } catch {
             throw GraphError(.unavailable, at: location, error.message)
         }

@@ -281,6 +281,10 @@ struct ServeCommandTests {
         (#""127.0.0.1:0""#, true, "serve"),
         (#"{"listen": "127.0.0.1:0"}"#, false, "serve.store"),
         (#"{}"#, false, "serve.store"),
+        (#"{"listen": "127.0.0.1:0", "maxConnectionsPerAddress": -1}"#, true, "serve.maxConnectionsPerAddress"),
+        (#"{"listen": "127.0.0.1:0", "headerTimeoutSeconds": 0}"#, true, "serve.headerTimeoutSeconds"),
+        (#"{"listen": "127.0.0.1:0", "headerTimeoutSeconds": 2.5}"#, true, "serve.headerTimeoutSeconds"),
+        (#"{"listen": "127.0.0.1:0", "idleTimeoutSeconds": "30"}"#, true, "serve.idleTimeoutSeconds"),
     ])
     func badServeBlock(serve: String, store: Bool, location: String) async throws {
         let dir = try TempDirectory()
@@ -297,7 +301,8 @@ struct ServeCommandTests {
         let dir = try TempDirectory()
         let help = try await Harness.audiograph(["serve", "--help"], in: dir)
         #expect(help.status == 0, "\(help)")
-        for text in ["--store PATH", "--listen", "--threads", "--public-url", "--run CONFIG", "audiograph: serving http://HOST:PORT",
+        for text in ["--store PATH", "--listen", "--threads", "--public-url", "--run CONFIG", "--max-connections-per-address N",
+                     "--header-timeout S", "--idle-timeout S", "audiograph: serving http://HOST:PORT",
                      "69 cannot listen"] {
             #expect(help.stdout.contains(text), "\(text)\n\(help)")
         }

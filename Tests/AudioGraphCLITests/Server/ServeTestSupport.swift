@@ -278,11 +278,23 @@ final class ServeRawConnection: Sendable {
     private let state = Mutex(State())
     private let nextWaiter = Atomic<Int>(0)
 
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port` from `source` (another loopback address, like 127.0.0.2, to be another client).
+    init(port: UInt16, from source: String = "127.0.0.1") throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var timeout = timeval(tv_sec: Int(serveTimeout), tv_usec: 0)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            let message = String(cString: strerror(errno))
+            _ = systemClose(descriptor)
+            throw HarnessError("bind to \(source): \(message)")
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -295,7 +307,7 @@ final class ServeRawConnection: Sendable {
         guard connected == 0 else {
             let message = String(cString: strerror(errno))
             _ = systemClose(descriptor)
-            throw HarnessError("connect to 127.0.0.1:\(port): \(message)")
+            throw HarnessError("connect to 127.0.0.1:\(port) from \(source): \(message)")
         }
         self.descriptor = descriptor
         Thread.detachNewThread { [self] in readLoop() }
@@ -412,9 +424,10 @@ private func systemSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count:
 enum ServeRawHTTP {
     /// One request sent as `text` (exactly those bytes) on a new connection; the answer once the server closed
     /// the connection (the requests say `Connection: close`). Nil status: the server closed without answering.
-    static func exchange(port: UInt16, _ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) async throws
-        -> (reply: ServeReply?, raw: Data) {
-        let connection = try ServeRawConnection(port: port)
+    /// `source`: the client's loopback address.
+    static func exchange(port: UInt16, _ bytes: [UInt8], from source: String = "127.0.0.1",
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws -> (reply: ServeReply?, raw: Data) {
+        let connection = try ServeRawConnection(port: port, from: source)
         defer { connection.disconnect() }
         await connection.send(bytes)
         let closed = await connection.waitForClose()
@@ -423,19 +436,20 @@ enum ServeRawHTTP {
         return (parse(raw)?.reply, raw)
     }
 
-    static func exchange(port: UInt16, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
-        -> (reply: ServeReply?, raw: Data) {
-        try await exchange(port: port, Array(text.utf8), sourceLocation: sourceLocation)
+    static func exchange(port: UInt16, _ text: String, from source: String = "127.0.0.1",
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws -> (reply: ServeReply?, raw: Data) {
+        try await exchange(port: port, Array(text.utf8), from: source, sourceLocation: sourceLocation)
     }
 
     /// `GET target HTTP/1.1` with `Host`, `Connection: close`, a bearer token when given, and `extraHeaders`
     /// (each ending in CRLF).
     static func get(port: UInt16, _ target: String, token: String? = nil, method: String = "GET",
-                    extraHeaders: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> ServeReply {
+                    extraHeaders: String = "", from source: String = "127.0.0.1",
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> ServeReply {
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }
         request += extraHeaders + "\r\n"
-        let (reply, raw) = try await exchange(port: port, request, sourceLocation: sourceLocation)
+        let (reply, raw) = try await exchange(port: port, request, from: source, sourceLocation: sourceLocation)
         return try #require(reply, "no answer to \(method) \(target): \(String(decoding: raw, as: UTF8.self))",
                             sourceLocation: sourceLocation)
     }
