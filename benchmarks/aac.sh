@@ -12,13 +12,14 @@
 # ours/ffmpeg. Every output's duration is checked with ffprobe, and the two files' audio is compared
 # (decoded with ffmpeg): the same encoder fed the same frames should give the same samples.
 #
-# Usage: benchmarks/aac.sh [--minutes N] [--bitrate B] [--binary PATH] [--work DIR] [--repeats R]
+# Usage: benchmarks/aac.sh [--minutes N] [--bitrate B] [--binary PATH] [--work DIR] [--repeats R] [--smoke]
 #   --minutes N   length of the input, minutes (default 10)
 #   --bitrate B   bits per second (default 64000)
 #   --binary PATH the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR    folder for the test files (default: a mktemp folder, removed at the end; a folder you
 #                 name is kept)
 #   --repeats R   runs of each job (default 3)
+#   --smoke       every job once on 5 s of input (CI; see lib.sh)
 #
 # Needs: sox, ffmpeg, ffprobe, GNU time at /usr/bin/time (`apt-get install time`).
 set -euo pipefail
@@ -48,13 +49,14 @@ resolve_binary
 make_work audiograph-aac-bench
 
 SECONDS_IN=$(( MINUTES * 60 ))
-IN="$WORK/in-${MINUTES}min.wav"
+if [ "$SMOKE" = 1 ]; then SECONDS_IN=5 REPEATS=1; smoke_banner; fi
+IN="$WORK/in-${SECONDS_IN}s.wav"
 OURS="$WORK/out-ours.m4a"
 THEIRS="$WORK/out-ffmpeg.m4a"
 KBPS="$(( BITRATE / 1000 ))k"
 [ $(( BITRATE % 1000 )) -eq 0 ] || KBPS="$BITRATE"
 
-echo "Making a ${MINUTES}-minute 44.1 kHz stereo input ..." >&2
+echo "Making a ${SECONDS_IN} s 44.1 kHz stereo input ..." >&2
 make_speech_like_input "$SECONDS_IN" "$IN"
 cat "$IN" >/dev/null  # into the page cache, so the first timed run does not pay for the disk
 
@@ -106,7 +108,7 @@ SAME="no"
 [ "$(decoded_md5 "$OURS")" = "$(decoded_md5 "$THEIRS")" ] && SAME="yes"
 size() { stat -c %s "$1"; }
 
-echo "AAC-LC ${BITRATE} b/s, ${MINUTES} min 44.1 kHz stereo, median of $REPEATS runs ($(nproc) cores, $(ffmpeg -version | head -n1 | cut -d' ' -f1-3))"
+echo "AAC-LC ${BITRATE} b/s, ${SECONDS_IN} s 44.1 kHz stereo, median of $REPEATS runs ($(nproc) cores, $(ffmpeg -version | head -n1 | cut -d' ' -f1-3))"
 echo
 echo "| job | wall (s) | x real time | CPU (s) | peak RSS (MB) | output (KB) |"
 echo "|---|---|---|---|---|---|"

@@ -3,20 +3,22 @@
 # and --jobs 2 (SQLite store), and by one and two `audiograph worker` processes draining a PostgreSQL queue.
 # Reports the scaling efficiency (2 / 1); the issue's target is at least 1.8x on a 2-core machine.
 #
-# Usage: benchmarks/batch.sh [--binary PATH] [--work DIR] [--files N]
+# Usage: benchmarks/batch.sh [--binary PATH] [--work DIR] [--files N] [--smoke]
 #   --files N   how many files (default 24; each 20 s of the bundled call at a different offset)
+#   --smoke     2 files of 1 s, every run once (CI; see lib.sh)
 # Environment: POSTGRES_URL (default: what scripts/start-postgres.sh prints; the PostgreSQL runs are skipped
 #              when it cannot start one).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-BINARY=""; WORK=""; FILES=24
+BINARY=""; WORK=""; FILES=24; FILE_SECONDS=20
 while [ $# -gt 0 ]; do
   case "$1" in
-    --files) FILES="$2"; shift 2 ;;
-    *) common_option "$@" && shift 2 || { usage; exit 64; } ;;
+    --files) [ $# -ge 2 ] && is_count "$2" && [ "$2" -ge 1 ] || die "--files needs a count >= 1"; FILES="$2"; shift 2 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
-require_tools sox python3
+if [ "$SMOKE" = 1 ]; then FILES=2 FILE_SECONDS=1; smoke_banner; fi
+require_tools "" sox python3 psql
 resolve_binary
 make_work audiograph-batch
 
@@ -24,7 +26,7 @@ cd "$WORK"
 CALL="$ROOT/examples/audio/call.flac"
 for i in $(seq 0 $((FILES - 1))); do
   # 20 s windows of the 23.7 s call, shifted so the files differ.
-  sox "$CALL" -r 16000 -c 1 "f$i.wav" trim "$(python3 -c "print(($i % 7) * 0.5)")" 20
+  sox "$CALL" -r 16000 -c 1 "f$i.wav" trim "$(python3 -c "print(($i % 7) * 0.5)")" "$FILE_SECONDS"
 done
 for i in $(seq 0 $((FILES - 1))); do echo "{\"path\": \"f$i.wav\", \"session\": \"bench-$i\"}"; done > manifest.jsonl
 cat > pipeline.json <<'JSON'
@@ -33,7 +35,7 @@ cat > pipeline.json <<'JSON'
            "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "store.sqlite"}},
  "links": ["src -> vad -> asr -> store"]}
 JSON
-audio_seconds=$((FILES * 20))
+audio_seconds=$((FILES * FILE_SECONDS))
 
 now() { python3 -c 'import time; print(time.monotonic())'; }
 report() {  # NAME SECONDS
@@ -65,8 +67,11 @@ if [ -n "$URL" ]; then
     start=$(now)
     pids=()
     for _ in $(seq 1 "$workers"); do "$BINARY" worker --store "$store" --jobs 1 --quiet >/dev/null & pids+=($!); done
-    for pid in "${pids[@]}"; do wait "$pid"; done
+    for pid in "${pids[@]}"; do wait "$pid" || die "a worker exited $? ($workers worker(s))"; done
     end=$(now)
+    status="$("$BINARY" batch status --store "$store")"
+    [ "$status" = "queued 0, running 0, done $FILES, failed 0" ] || die "after $workers worker(s): $status"
+
     results+=("$workers worker(s), --jobs 1 (PostgreSQL)|$(python3 -c "print($end - $start)")")
     PGOPTIONS="--client-min-messages=warning" psql "$URL" -qc "DROP SCHEMA $schema CASCADE" >/dev/null
   done
@@ -75,7 +80,7 @@ else
 fi
 
 echo "audiograph batch throughput, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$FILES files x 20 s = $audio_seconds s of audio; pipeline file-source -> vad -> recognizer (pocketsphinx) -> transcript-store"
+echo "$FILES files x $FILE_SECONDS s = $audio_seconds s of audio; pipeline file-source -> vad -> recognizer (pocketsphinx) -> transcript-store"
 for entry in "${results[@]}"; do report "${entry%%|*}" "${entry##*|}"; done
 python3 - "${results[@]}" <<'PY'
 import sys

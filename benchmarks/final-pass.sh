@@ -12,9 +12,10 @@
 # loading is left out), its real-time factor, the ratio to 30000, WER against the references, and on how many
 # clips the words equal those of 30000. Median of --repeats runs, interleaved.
 #
-# Usage: benchmarks/final-pass.sh [--work DIR] [--repeats R]
+# Usage: benchmarks/final-pass.sh [--work DIR] [--repeats R] [--smoke]
 #   --work DIR     folder for outputs (default: a mktemp folder, removed at the end)
 #   --repeats R    runs of each job (default 3)
+#   --smoke        1 clip, -maxhmmpf 30000 and 4000, one run (CI; see lib.sh)
 #
 # Needs pocketsphinx_batch (Debian pocketsphinx) with pocketsphinx-en-us, and python3. Run it on an otherwise
 # idle machine: it measures time.
@@ -35,8 +36,15 @@ MODEL=/usr/share/pocketsphinx/model/en-us
 make_work audiograph-final-pass
 
 FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
-cut -f1 "$FIXTURES/references.tsv" | sed '/^$/d' > "$WORK/clips.ctl"
+REFS="$FIXTURES/references.tsv"
 SETTINGS="30000 10000 5000 4000 3000 2000"
+if [ "$SMOKE" = 1 ]; then
+  smoke_banner
+  REPEATS=1 SETTINGS="30000 4000"
+  sed "/^$/d" "$REFS" | head -n 1 > "$WORK/references.tsv"
+  REFS="$WORK/references.tsv"
+fi
+cut -f1 "$REFS" | sed '/^$/d' > "$WORK/clips.ctl"
 
 AUDIO_S=$(while read -r clip; do soxi -D "$FIXTURES/$clip.wav"; done < "$WORK/clips.ctl" | awk '{ s += $1 } END { printf "%.2f", s }')
 echo "audiograph final-pass benchmark: $(machine)"
@@ -56,7 +64,7 @@ for run in $(seq 1 "$REPEATS"); do
   done
 done
 
-python3 - "$ROOT/benchmarks" "$WORK" "$FIXTURES/references.tsv" "$REPEATS" "$AUDIO_S" $SETTINGS <<'PY'
+python3 - "$ROOT/benchmarks" "$WORK" "$REFS" "$REPEATS" "$AUDIO_S" $SETTINGS <<'PY'
 import statistics, sys
 sys.path.insert(0, sys.argv[1])
 from speech_eval import read_references, read_batch_hyp, normalize, edit_counts, search_seconds

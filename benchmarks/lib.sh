@@ -12,11 +12,19 @@ die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 is_count() { [[ "$1" =~ ^[0-9]+$ ]]; }
 
 # common_option ARGS...: the options every script takes, for the `*)` branch of its option loop: --binary PATH,
-# --work DIR and --repeats R set BINARY, WORK and REPEATS; -h/--help prints the usage and exits 0; anything
-# else prints the usage on stderr and exits 64. Sets OPTION_WORDS to the words it used (for `shift`).
+# --work DIR and --repeats R set BINARY, WORK and REPEATS; --smoke sets SMOKE=1; -h/--help prints the usage and
+# exits 0; anything else prints the usage on stderr and exits 64. Sets OPTION_WORDS to the words it used (for
+# `shift`).
+#
+# --smoke: the script runs every code path it has (the same jobs, configs, tools and report) on tiny inputs, in
+# seconds, so that CI keeps it working (scripts/bench-smoke.sh runs them all). Its numbers mean nothing. Without
+# --binary it uses the debug build (.build/debug/audiograph) instead of building a release one. It exits
+# non-zero when anything fails, as a full run does.
 OPTION_WORDS=0
+SMOKE=0
 common_option() {
   case "$1" in
+    --smoke) SMOKE=1; OPTION_WORDS=1 ;;
     --binary|--work|--repeats)
       [ $# -ge 2 ] || die "$1 needs a value"
       case "$1" in
@@ -47,6 +55,7 @@ require_gnu_time() {
 # resolve_binary: with $BINARY empty, builds audiograph (`swift build -c release` in $ROOT) and sets BINARY to
 # it; dies unless $BINARY is executable; makes BINARY an absolute path.
 resolve_binary() {
+  [ -n "$BINARY" ] || [ "$SMOKE" = 0 ] || BINARY="$ROOT/.build/debug/audiograph"
   if [ -z "$BINARY" ]; then
     echo "Building audiograph (swift build -c release) ..." >&2
     swift build -c release --package-path "$ROOT" >&2
@@ -76,6 +85,9 @@ make_speech_like_input() {
 }
 
 now_ns() { date +%s%N; }
+
+# smoke_banner: in smoke mode, a note on stderr that the numbers below mean nothing.
+smoke_banner() { [ "$SMOKE" = 0 ] || echo "$(basename "$0") --smoke: tiny inputs, one run each; the numbers mean nothing" >&2; }
 
 # time_run NAME COMMAND...: runs COMMAND under GNU time (output to $WORK/job.log) and sets TIMED_RUN to
 # "wall_ns peak_kb user_s sys_s". Wall time comes from the nanosecond clock around the run (GNU time's %e has
