@@ -4,7 +4,9 @@
 #
 # The store: `audiograph tokens create --user bench` creates it with the code's own schema and prints a token;
 # python3's sqlite3 module then adds one session "bench" (participant: bench) with 3,000 transcripts of 4
-# utterances each (word timings included), in plain INSERTs on that schema (a renamed column fails them).
+# utterances each (word timings included), in plain INSERTs on that schema. benchmarks/store_schema.py checks
+# them against the store as the binary made it (not a pinned schema version): a renamed column, or a new one
+# that must be filled, stops the script with the table and column named.
 #
 # What it runs, each load for DURATION with `wrk -t2 -c$CONNECTIONS --latency -s benchmarks/http_paths.lua`
 # (every request carries `Authorization: Bearer TOKEN`; each wrk thread cycles through a list of paths):
@@ -18,13 +20,16 @@
 # reset before each run; nginx: master + workers), server CPU seconds, errors; and audiograph/nginx ratios.
 # Fails if any audiograph run has a non-2xx answer or a socket error (connect, read, write, timeout).
 #
-# Usage: benchmarks/http.sh [--binary PATH] [--work DIR] [--threads T]
+# Usage: benchmarks/http.sh [--binary PATH] [--work DIR] [--threads T] [--smoke]
 #   --binary PATH   the audiograph to test (default: `swift build -c release --scratch-path $SCRATCH` in the
 #                   repo root; SCRATCH defaults to /tmp/bench-build)
 #   --work DIR      folder for the store, the documents and the logs (default: a mktemp folder, removed at
 #                   the end; a folder you name is kept)
 #   --threads T     `audiograph serve --threads T` (default 4, serve's own default)
-# Environment: DURATION (wrk -d, default 30s; DURATION=3s for a smoke test), CONNECTIONS (wrk -c, default 200).
+#   --smoke         60 transcripts, every load for 1 s with 20 connections (CI; see lib.sh)
+# Environment: DURATION (wrk -d, default 30s), CONNECTIONS (wrk -c, default 200; past serve's
+# --max-connections-per-address default of 256 the script passes --max-connections-per-address 0, since wrk
+# connects from one address).
 #
 # Needs wrk, nginx (nginx-light is enough), curl and python3 (standard library only).
 set -euo pipefail
@@ -46,6 +51,7 @@ while [ $# -gt 0 ]; do
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
+if [ "$SMOKE" = 1 ]; then TRANSCRIPTS=60 DURATION=1s CONNECTIONS=20; smoke_banner; fi
 is_count "$THREADS" && [ "$THREADS" -ge 1 ] || die "--threads must be a whole number >= 1"
 is_count "$CONNECTIONS" && [ "$CONNECTIONS" -ge 2 ] || die "CONNECTIONS must be a whole number >= 2"
 [[ "$DURATION" =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 30s, 3s or 2m, not \"$DURATION\""
@@ -54,7 +60,7 @@ require_tools " (apt-get install wrk nginx-light curl python3)" wrk nginx curl p
 LUA="$ROOT/benchmarks/http_paths.lua"
 [ -f "$LUA" ] || die "missing $LUA"
 
-if [ -z "$BINARY" ]; then
+if [ -z "$BINARY" ] && [ "$SMOKE" = 0 ]; then
   echo "Building audiograph (swift build -c release --scratch-path $SCRATCH) ..." >&2
   swift build -c release --package-path "$ROOT" --scratch-path "$SCRATCH" >&2
   BINARY="$(swift build -c release --package-path "$ROOT" --scratch-path "$SCRATCH" --show-bin-path)/audiograph"
@@ -100,12 +106,17 @@ mkdir -p "$WORK/store" "$WWW/pages" "$WWW/transcripts"
 TOKEN="$("$BINARY" tokens create --user bench --store "$STORE" | tail -n1 | awk '{ print $NF }')"
 [[ "$TOKEN" == agt_* ]] || die "tokens create printed no token (got \"$TOKEN\")"
 
-python3 - "$STORE" "$TRANSCRIPTS" <<'EOF'
+python3 - "$ROOT/benchmarks" "$STORE" "$TRANSCRIPTS" <<'EOF'
 import json, random, sqlite3, sys
-store, count = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[1])
+from store_schema import require_columns
+store, count = sys.argv[2], int(sys.argv[3])
 db = sqlite3.connect(store)
-version = db.execute("PRAGMA user_version").fetchone()[0]
-assert version == 2, f"schema version {version}: this script fills schema version 2"
+require_columns(db, "sessions", ["session_id", "room_name", "url", "start_time", "end_time", "has_transcription"])
+require_columns(db, "session_participants", ["session_row", "user"])
+require_columns(db, "transcripts", ["tid", "session_row", "session_id", "language", "start_time", "end_time",
+                                    "transcript_date", "transcript_url"])
+require_columns(db, "utterances", ["transcript", "segment", "start", "end", "text", "confidence", "words", "language"])
 random.seed(11)
 vocabulary = ("go forward ten meters turn left right stop back up the red door next room slowly "
               "camera on off check battery level status report wait here follow me").split()
@@ -139,7 +150,9 @@ EOF
 # ---------------------------------------------------------------------------------------------------------
 # audiograph serve, and the documents it answers, fetched once.
 
-"$BINARY" serve --store "$STORE" --listen 127.0.0.1:0 --threads "$THREADS" 2> "$WORK/serve.log" &
+PER_ADDRESS=()
+[ "$CONNECTIONS" -le 250 ] || PER_ADDRESS=(--max-connections-per-address 0)  # wrk's connections all come from 127.0.0.1
+"$BINARY" serve --store "$STORE" --listen 127.0.0.1:0 --threads "$THREADS" "${PER_ADDRESS[@]}" 2> "$WORK/serve.log" &
 SERVER_PID=$!
 for _ in $(seq 1 200); do
   grep -q 'serving http://' "$WORK/serve.log" && break
@@ -222,8 +235,9 @@ for _ in $(seq 1 100); do
   sleep 0.05
 done
 # The same bytes from both servers.
+MIDDLE_TID=$(printf 'bench-%05d' $(( TRANSCRIPTS / 2 )))
 for pair in "/v1/sessions/bench/transcripts?page=$PAGES&limit=$LIMIT /pages/$PAGES.json" \
-            "/v1/transcripts/bench-01234 /transcripts/bench-01234.json"; do
+            "/v1/transcripts/$MIDDLE_TID /transcripts/$MIDDLE_TID.json"; do
   set -- $pair
   cmp -s <(curl --fail -sS -H "Authorization: Bearer $TOKEN" "$API$1") <(curl --fail -sS "$STATIC$2") \
     || die "audiograph ($1) and nginx ($2) answer different bytes"
