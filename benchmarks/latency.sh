@@ -22,11 +22,12 @@
 # latency on the same input, so there is no ratio column: pocketsphinx_continuous prints a result only when
 # its own endpointer closes an utterance and timestamps nothing.
 #
-# Usage: benchmarks/latency.sh [--binary PATH] [--work DIR] [--clips N] [--jobs "default streaming ..."]
+# Usage: benchmarks/latency.sh [--binary PATH] [--work DIR] [--clips N] [--jobs "default streaming ..."] [--smoke]
 #   --binary PATH  the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR     folder for audio, configs and outputs (default: a mktemp folder, removed at the end)
 #   --clips N      how many of the 14 clips to play (default 14)
 #   --jobs LIST    which jobs to run, space-separated (default: all, in the order above)
+#   --smoke        one clip, the default job (CI; see lib.sh)
 #
 # Needs sox, soxi, python3, GNU time. Run it on an otherwise idle machine: latency is wall-clock.
 set -euo pipefail
@@ -41,6 +42,7 @@ while [ $# -gt 0 ]; do
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
+if [ "$SMOKE" = 1 ]; then CLIPS_WANTED=1 JOBS="default"; smoke_banner; fi
 require_tools "" sox soxi python3
 require_gnu_time
 resolve_binary
@@ -93,6 +95,8 @@ PY
 import json, math, sys
 events = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 lat = [e for e in events if e.get("type") == "latency"]
+if not lat:
+    sys.exit(f"latency.sh: job {sys.argv[2]} reported no latency events (no finals): see {sys.argv[1]}")
 def pct(values, q):
     if not values: return "-"
     s = sorted(values)

@@ -11,11 +11,12 @@
 # Each job runs --repeats times with metrics on and off, alternating; reported: median wall and CPU (user +
 # sys, GNU time) and the ratio on/off. Target: the dsp pipeline within 2% (ratio <= 1.02).
 #
-# Usage: benchmarks/metrics.sh [--binary PATH] [--work DIR] [--repeats R] [--minutes M]
+# Usage: benchmarks/metrics.sh [--binary PATH] [--work DIR] [--repeats R] [--minutes M] [--smoke]
 #   --binary PATH  the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR     folder for audio, configs and outputs (default: a mktemp folder, removed at the end)
 #   --repeats R    runs of each job both ways (default 7)
 #   --minutes M    length of the input (default 20)
+#   --smoke        10 s of input, one run each way (CI; see lib.sh)
 #
 # Needs sox, GNU time. Run it on an otherwise idle machine.
 set -euo pipefail
@@ -29,12 +30,14 @@ while [ $# -gt 0 ]; do
   esac
 done
 is_count "$REPEATS" || die "--repeats needs a count"
+INPUT_SECONDS=$((MINUTES * 60))
+if [ "$SMOKE" = 1 ]; then INPUT_SECONDS=10 REPEATS=1; smoke_banner; fi
 require_tools "" sox
 require_gnu_time
 resolve_binary
 make_work audiograph-metrics
 
-make_speech_like_input "$((MINUTES * 60))" "$WORK/in.wav"
+make_speech_like_input "$INPUT_SECONDS" "$WORK/in.wav"
 sox -R "$WORK/in.wav" -r 16000 -c 1 "$WORK/in16k.wav"
 cat >"$WORK/dsp.json" <<'JSON'
 {"version": 1,
@@ -53,7 +56,7 @@ cat >"$WORK/stress.json" <<'JSON'
 JSON
 
 echo "audiograph metrics overhead: $(machine)"
-echo "input: $MINUTES min; $REPEATS runs each way, alternating; wall and CPU are medians"
+echo "input: $INPUT_SECONDS s; $REPEATS runs each way, alternating; wall and CPU are medians"
 printf '%-8s %10s %10s %10s %10s %9s %9s\n' job "on wall" "off wall" "on cpu" "off cpu" "wall on/off" "cpu on/off"
 cd "$WORK"
 for job in dsp stress; do

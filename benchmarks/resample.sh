@@ -13,13 +13,14 @@
 # peak memory does not grow with the length of the input. Last it measures the quality of each engine and
 # quality: alias rejection and passband flatness on test tones (see QUALITY below).
 #
-# Usage: benchmarks/resample.sh [--minutes N] [--long-minutes M] [--binary PATH] [--work DIR] [--repeats R]
+# Usage: benchmarks/resample.sh [--minutes N] [--long-minutes M] [--binary PATH] [--work DIR] [--repeats R] [--smoke]
 #   --minutes N       length of the timed input, minutes (default 10)
 #   --long-minutes M  length of the memory-only input, minutes (default 60; 0 skips the long run)
 #   --binary PATH     the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR        folder for the test files (default: a mktemp folder, removed at the end;
 #                     a folder you name is kept)
 #   --repeats R       runs of each job (default 3)
+#   --smoke           every job once on 6 s (the long run on 12 s), the quality measure as it is (CI; see lib.sh)
 #
 # Needs: sox, ffmpeg, python3 (standard library only), GNU time at /usr/bin/time (`apt-get install time`).
 set -euo pipefail
@@ -41,6 +42,7 @@ done
 is_count "$MINUTES" && [ "$MINUTES" -ge 1 ] || die "--minutes must be a whole number >= 1"
 is_count "$LONG_MINUTES" || die "--long-minutes must be a whole number (0 skips the long run)"
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
+if [ "$SMOKE" = 1 ]; then MINUTES=0.1 LONG_MINUTES=0.2 REPEATS=1; smoke_banner; fi
 
 require_tools " (scripts/install-deps.sh installs it)" sox soxi ffmpeg python3
 require_gnu_time
@@ -61,7 +63,9 @@ DEFAULT_QUALITY="$(sed -n 's/^ *quality .*default "\([^"]*\)".*/\1/p' <<<"$inspe
 # Helpers
 
 # make_input MINUTES PATH: speech-like 44.1 kHz stereo 16-bit noise (lib.sh's make_speech_like_input).
-make_input() { make_speech_like_input $(( $1 * 60 )) "$2"; }
+make_input() { make_speech_like_input "$(minutes_to_seconds "$1")" "$2"; }
+# minutes_to_seconds MINUTES: the seconds (--smoke uses fractions of a minute).
+minutes_to_seconds() { awk -v m="$1" 'BEGIN { print m * 60 }'; }
 
 # write_config PATH INPUT OUTPUT ENGINE QUALITY [SAMPLE_FORMAT]: our pipeline. An empty ENGINE or QUALITY
 # leaves the key out, so the node's default applies.
@@ -130,7 +134,7 @@ result() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$RESULTS"; }
 # ---------------------------------------------------------------------------------------------------------
 # Timed jobs
 
-SECONDS_IN=$(( MINUTES * 60 ))
+SECONDS_IN=$(minutes_to_seconds "$MINUTES")
 IN="$WORK/in-${MINUTES}min.wav"
 echo "Making a ${MINUTES}-minute 44.1 kHz stereo input ..." >&2
 make_input "$MINUTES" "$IN"
@@ -187,13 +191,13 @@ LONG_RESULTS="$WORK/long.txt"
 add_job "default@${MINUTES}min" "$SECONDS_IN" "$WORK/out-ours.wav" -- \
   "$BINARY" run "$WORK/default-short.json" --quiet
 LENGTHS=("$MINUTES")
-if [ "$LONG_MINUTES" -gt 0 ]; then
+if [ "$LONG_MINUTES" != 0 ]; then
   LONG_IN="$WORK/in-${LONG_MINUTES}min.wav"
   echo "Making a ${LONG_MINUTES}-minute input ..." >&2
   make_input "$LONG_MINUTES" "$LONG_IN"
   cat "$LONG_IN" >/dev/null
   write_config "$WORK/default-long.json" "$LONG_IN" "$WORK/out-long.wav" "" ""
-  add_job "default@${LONG_MINUTES}min" "$(( LONG_MINUTES * 60 ))" "$WORK/out-long.wav" -- \
+  add_job "default@${LONG_MINUTES}min" "$(minutes_to_seconds "$LONG_MINUTES")" "$WORK/out-long.wav" -- \
     "$BINARY" run "$WORK/default-long.json" --quiet
   LENGTHS+=("$LONG_MINUTES")
 fi

@@ -6,7 +6,7 @@
 # rows are spread over the whole table. The schema is the code's own: a tiny `audiograph run` (0.5 s of
 # silence -> recognizer -> transcript-store) creates the store and its first session ("bench-init"), then
 # python3's sqlite3 module adds the other 999 sessions with plain INSERTs on that schema (a column the code
-# renamed would fail them).
+# renamed would fail them; benchmarks/store_schema.py checks them against the store as the binary made it).
 #
 # What it times:
 #   1. `audiograph transcripts list --session bench-big --all --limit N --timings` for N = 30 (334 pages)
@@ -18,10 +18,11 @@
 #   3. `audiograph transcripts list --page P` end to end for early and late P: a stateless CLI call walks
 #      pages 1…P (P index lookups), so this grows slowly with P while each fetch stays flat.
 #
-# Usage: benchmarks/store.sh [--binary PATH] [--work DIR] [--repeats R]
+# Usage: benchmarks/store.sh [--binary PATH] [--work DIR] [--repeats R] [--smoke]
 #   --binary PATH   the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR      folder for the store (default: a mktemp folder, removed at the end; a folder you name is kept)
 #   --repeats R     runs of each timing (default 5)
+#   --smoke         300 transcripts in bench-big, 20 other sessions, one run of each timing (CI; see lib.sh)
 #
 # Needs python3 (standard library only) and sox.
 set -euo pipefail
@@ -37,6 +38,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [[ "$REPEATS" =~ ^[0-9]+$ ]] && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
+BIG=10000 SESSIONS=999
+if [ "$SMOKE" = 1 ]; then BIG=300 SESSIONS=21 REPEATS=1; smoke_banner; fi
+LAST_PAGE=$(( (BIG + 29) / 30 ))
 require_tools "" python3 sox
 resolve_binary
 make_work audiograph-store
@@ -61,19 +65,26 @@ cat > "$WORK/init.json" <<EOF
 EOF
 "$BINARY" run "$WORK/init.json" --quiet
 
-python3 - "$STORE" <<'EOF'
+python3 - "$STORE" "$BIG" "$SESSIONS" "$ROOT/benchmarks" <<'EOF'
 import random, sqlite3, sys
+sys.path.insert(0, sys.argv[4])
+from store_schema import require_columns
 db = sqlite3.connect(sys.argv[1])
+big_count, session_count = int(sys.argv[2]), int(sys.argv[3])
+require_columns(db, "sessions", ["session_id", "room_name", "url", "start_time", "end_time", "has_transcription"])
+require_columns(db, "transcripts", ["tid", "session_row", "session_id", "language", "start_time", "end_time",
+                                    "transcript_date", "transcript_url"])
+require_columns(db, "utterances", ["transcript", "segment", "start", "end", "text", "confidence", "words", "language"])
 random.seed(7)
 start = 1_767_225_600  # 2026-01-01
 sessions = {}
 with db:
-    for i in range(999):
+    for i in range(session_count):
         sid = "bench-big" if i == 0 else f"bench-{i:04d}"
         cur = db.execute("INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)"
                          " VALUES (?, ?, '', ?, ?, 1)", (sid, f"room-{i % 17}", start + i * 3600, start + i * 3600 + 1800))
         sessions[sid] = cur.lastrowid
-    order = ["bench-big"] * 10_000 + [s for s in sessions if s != "bench-big" for _ in range(10)]
+    order = ["bench-big"] * big_count + [s for s in sessions if s != "bench-big" for _ in range(10)]
     random.shuffle(order)
     counts = {}
     for sid in order:
@@ -162,7 +173,7 @@ echo
 # 3. One stateless CLI call per page.
 
 echo "3. audiograph transcripts list --session bench-big --limit 30 --page P, one process each (median of $REPEATS)"
-for P in 1 10 100 334; do
+for P in $(printf '%s\n' 1 10 100 "$LAST_PAGE" | awk -v last="$LAST_PAGE" '$1 <= last' | sort -nu); do
   python3 - "$BINARY" "$STORE" "$P" "$REPEATS" <<'EOF'
 import statistics, subprocess, sys, time
 binary, store, page, repeats = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
