@@ -29,13 +29,15 @@
 #    "everything else" minus pocketsphinx_batch's (model loading, reading the file), as a share of the decoding
 #    time. Both parts come from the same run, so a slow phase of a shared machine does not decide it.
 #
-# Usage: benchmarks/speech.sh [--binary PATH] [--work DIR] [--repeats R] [--passes N]
+# Usage: benchmarks/speech.sh [--binary PATH] [--work DIR] [--repeats R] [--passes N] [--smoke]
 #   --binary PATH  the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR     folder for audio, configs and outputs (default: a mktemp folder, removed at the end;
 #                  a folder you name is kept)
 #   --repeats R    timed runs of each speed and overhead job (default 3)
 #   --passes N     how many times the clip set repeats in the long files (default 1: speech 53 s, half 97 s;
 #                  at most 11). The default keeps the whole run near 10 minutes on 2 cores.
+#   --smoke        the shortest clip (cards_001, 1.1 s), every WER system, the speed jobs continuous and
+#                  ours-default, one run of each (CI; see lib.sh)
 #
 # Needs pocketsphinx_batch and pocketsphinx_continuous (Debian pocketsphinx) with pocketsphinx-en-us, sox,
 # GNU time at /usr/bin/time and python3 (standard library). Report on stdout, progress on stderr.
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
 done
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 is_count "$PASSES" && [ "$PASSES" -ge 1 ] && [ "$PASSES" -le 11 ] || die "--passes must be a whole number 1-11"
+[ "$SMOKE" = 0 ] || { REPEATS=1 PASSES=1; smoke_banner; }
 require_tools "" pocketsphinx_batch pocketsphinx_continuous sox soxi python3
 [ -x /usr/bin/time ] || die "GNU time is not at /usr/bin/time (apt-get install time)"
 
@@ -68,6 +71,10 @@ EVAL="$ROOT/benchmarks/speech_eval.py"
 resolve_binary
 make_work audiograph-speech
 mkdir -p "$WORK/audio" "$WORK/configs" "$WORK/wer" "$WORK/out" "$WORK/logs"
+if [ "$SMOKE" = 1 ]; then
+  grep $'^cards_001\t' "$REFS" > "$WORK/references.tsv"
+  REFS="$WORK/references.tsv"
+fi
 RECORDS="$WORK/records.tsv"
 : > "$RECORDS"
 SCRIPT_START=$(date +%s)
@@ -81,8 +88,9 @@ timed() {
   /usr/bin/time -o "$WORK/time.txt" -f $'%e\t%U\t%S\t%M' "$@" >"$stdout" 2>"$stderr" || rc=$?
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$file" "$job" "$run" "$rc" "$(tail -n1 "$WORK/time.txt")" "$output" "$stderr" \
     >> "$RECORDS"
-  [ "$rc" = 0 ] || echo "speech.sh: $job on $file (run $run) exited $rc; stderr in $stderr" >&2
+  [ "$rc" = 0 ] || { echo "speech.sh: $job on $file (run $run) exited $rc; stderr in $stderr" >&2; FAILED=$((FAILED + 1)); }
 }
+FAILED=0  # runs that failed: reported where they happen, and the script exits 1 after its report
 
 # config NAME SOURCE_WAV LINKS SINK_FORMAT OUTPUT [NODE_JSON...]: write $WORK/configs/NAME.json with nodes
 # src (file-source) and out (caption-sink), plus the extra nodes given as '"id": {...}'. The session turns
@@ -139,7 +147,7 @@ for clip in "${CLIPS[@]}"; do
                       '"asr": { "type": "recognizer", "finalPass": "streaming" }') ;;
     esac
     run_ours "$cfg" > /dev/null 2> "$WORK/logs/wer-$sys-$clip.log" \
-      || echo "speech.sh: $sys failed on $clip (exit $?); see $WORK/logs/wer-$sys-$clip.log" >&2
+      || { echo "speech.sh: $sys failed on $clip (exit $?); see $WORK/logs/wer-$sys-$clip.log" >&2; FAILED=$((FAILED + 1)); }
   done
 done
 
@@ -181,6 +189,7 @@ SPEECH_S=$(soxi -D "$A/speech.wav")
 HALF_S=$(soxi -D "$A/half.wav")
 
 JOBS=(continuous ours-default ours-p0 ours-streaming)
+[ "$SMOKE" = 0 ] || JOBS=(continuous ours-default)
 for f in speech half; do
   RS='"rs": { "type": "resampler", "sampleRate": 16000, "channels": 1 }'
   config "$f-ours-default" "$A/$f.wav" "src -> rs -> vad -> asr -> out" webvtt "$WORK/out/$f.ours-default.vtt" \
@@ -257,3 +266,4 @@ python3 "$EVAL" targets --wer "$WORK/wer-summary.json" --timing "$WORK/timing-su
   --ours ours-vad --batch batch --cont continuous
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 echo "Total benchmark time: $(( $(date +%s) - SCRIPT_START )) s"
+[ "$FAILED" = 0 ] || die "$FAILED run(s) failed (see above)"

@@ -16,13 +16,15 @@
 # Cost: real-time factor of the vad node = (wall time of file-source -> level-meter -> vad minus that of
 # file-source -> level-meter) / audio duration, on a --rtf-minutes file, median of --repeats interleaved runs.
 #
-# Usage: benchmarks/vad.sh [--binary PATH] [--work DIR] [--repeats R] [--rtf-minutes M] [--no-silero]
+# Usage: benchmarks/vad.sh [--binary PATH] [--work DIR] [--repeats R] [--rtf-minutes M] [--no-silero] [--smoke]
 #   --binary PATH     the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR        folder for the test audio and outputs (default: a mktemp folder, removed at the end;
 #                     a folder you name is kept)
 #   --repeats R       timed runs of each pipeline for the real-time factor (default 5)
 #   --rtf-minutes M   length of the timing file, minutes (default 30)
 #   --no-silero       skip silero-vad (no onnxruntime download)
+#   --smoke           one synthetic call (all its noise conditions), ours at the default aggressiveness,
+#                     webrtcvad, no silero, 15 s for the cost, one run (CI; see lib.sh)
 #
 # Needs python3 with venv. numpy, webrtcvad-wheels (and onnxruntime + silero-vad, whose wheel ships the ONNX
 # model) are installed from PyPI into a venv at $VAD_VENV (default ~/.cache/audiograph/vad-venv) when the
@@ -45,6 +47,8 @@ while [ $# -gt 0 ]; do
 done
 is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
 is_count "$RTF_MINUTES" && [ "$RTF_MINUTES" -ge 1 ] || die "--rtf-minutes must be a whole number >= 1"
+CALLS=8 AGGRESSIVENESS="0 1 2 3"
+if [ "$SMOKE" = 1 ]; then CALLS=1 AGGRESSIVENESS="" RTF_MINUTES=0.25 REPEATS=1 SILERO=0; smoke_banner; fi
 require_tools "" python3
 
 FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
@@ -79,18 +83,18 @@ fi
 # Test audio
 
 echo "Making the test audio ..." >&2
-"$PY" "$EVAL" make "$FIXTURES" "$WORK/data"
+"$PY" "$EVAL" make "$FIXTURES" "$WORK/data" --calls "$CALLS"
 mapfile -t NAMES < <("$PY" -c 'import json,sys; [print(f["name"]) for f in json.load(open(sys.argv[1]))["files"]]' \
   "$WORK/data/manifest.json")
 
 # ---------------------------------------------------------------------------------------------------------
 # Ours: one run per file and aggressiveness, events as JSON lines
 
-echo "Running the vad node on ${#NAMES[@]} files x 4 aggressiveness levels ..." >&2
 OURS_ARGS=()
 DEFAULT_AGGR="$("$BINARY" inspect vad | sed -n 's/^ *aggressiveness .*default \([0-9]\).*/\1/p')"
 [ -n "$DEFAULT_AGGR" ] || DEFAULT_AGGR=1
-for aggr in "$DEFAULT_AGGR" 0 1 2 3; do
+echo "Running the vad node on ${#NAMES[@]} files at aggressiveness $DEFAULT_AGGR (the default) ${AGGRESSIVENESS:+and $AGGRESSIVENESS }..." >&2
+for aggr in "$DEFAULT_AGGR" $AGGRESSIVENESS; do
   out="$WORK/ours-a$aggr"
   [ -d "$out" ] && continue
   mkdir -p "$out"
@@ -106,7 +110,7 @@ EOF
   done
 done
 OURS_ARGS+=(--ours "ours-a$DEFAULT_AGGR=$WORK/ours-a$DEFAULT_AGGR")
-for aggr in 0 1 2 3; do
+for aggr in $AGGRESSIVENESS; do
   [ "$aggr" = "$DEFAULT_AGGR" ] || OURS_ARGS+=(--ours "ours-a$aggr=$WORK/ours-a$aggr")
 done
 
@@ -117,7 +121,7 @@ echo "Timing ($RTF_MINUTES min of audio, $REPEATS rounds) ..." >&2
 LONG="$WORK/long.wav"
 "$PY" - "$WORK/data" "$LONG" "$RTF_MINUTES" <<'PY'
 import json, os, sys, wave
-data, out, minutes = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data, out, minutes = sys.argv[1], sys.argv[2], float(sys.argv[3])
 files = [f["path"] for f in json.load(open(os.path.join(data, "manifest.json")))["files"] if f["set"] == "calls"]
 frames = []
 with wave.open(out, "wb") as w:

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """benchmarks/vad_eval.py: test audio and frame-level scoring for benchmarks/vad.sh.
 
-  vad_eval.py make FIXTURES OUT      writes the test audio (16 kHz mono 16-bit WAVs) and OUT/manifest.json
+  vad_eval.py make FIXTURES OUT [--calls N]
+                                     writes the test audio (16 kHz mono 16-bit WAVs) and OUT/manifest.json;
+                                     N synthetic calls (default 8; vad.sh --smoke makes 1)
   vad_eval.py eval OUT [--ours LABEL=DIR]... [--silero] [--json FILE] [--markdown FILE]
                                      scores py-webrtcvad (modes 0-3), silero-vad (with --silero) and each --ours
                                      (the `--events jsonl` output of `audiograph run`, one DIR/<name>.jsonl per
@@ -116,7 +118,7 @@ def babble_noise(n, rng, sources, streams=6):
     return out
 
 
-def make(fixtures, out):
+def make(fixtures, out, calls_wanted=CALLS):
     os.makedirs(out, exist_ok=True)
     labels = read_labels(fixtures)
     audio = {}
@@ -135,7 +137,7 @@ def make(fixtures, out):
     # calls: shuffled clips with pauses, then noise
     rng = np.random.default_rng(20261129)
     calls = []
-    for c in range(CALLS):
+    for c in range(calls_wanted):
         order = rng.permutation(len(CLIPS))
         gain = 10 ** (rng.uniform(-6, 6) / 20)
         pieces, segments, t = [], [], 0.0
@@ -362,7 +364,7 @@ def evaluate(out, ours=(), silero=False, json_path=None, markdown_path=None):
 
     rows = [("Labelled real files, as they are", [(name, name) for name in LABELLED_REAL]
              + [("5 librivox", "real-librivox"), ("all six", "real-all")]),
-            (f"Synthetic calls ({CALLS} calls, {seconds['clean'] / 60:.1f} min per condition)",
+            (f"Synthetic calls ({sum(e['set'] == 'calls' and e['snr'] is None for e in files)} calls, {seconds['clean'] / 60:.1f} min per condition)",
              [("clean", "clean")] + [row for snr in SNRS for row in
                                      [(f"{noise} {snr} dB", f"{noise}{snr}") for noise in NOISES]
                                      + [(f"all {snr} dB", f"snr{snr}")]])]
@@ -419,8 +421,11 @@ def evaluate(out, ours=(), silero=False, json_path=None, markdown_path=None):
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[0] == "make":
-        make(argv[1], argv[2])
+    if len(argv) in (3, 5) and argv[0] == "make":
+        if len(argv) == 5 and (argv[3] != "--calls" or not argv[4].isdigit() or not 1 <= int(argv[4]) <= CALLS):
+            print(__doc__, file=sys.stderr)
+            return 64
+        make(argv[1], argv[2], int(argv[4]) if len(argv) == 5 else CALLS)
     elif len(argv) >= 2 and argv[0] == "eval":
         ours, silero, json_path, markdown_path = [], False, None, None
         rest = argv[2:]
