@@ -178,8 +178,9 @@ enum DocsCommands {
         "install -D -m 600 /dev/null ~/.config/audiograph/worker.env": "creates the Slurm workers' env file in the "
             + "user's home (part of the Slurm recipe).",
         "benchmarks/": "a benchmark: plays audio at 1x or runs for minutes, and its numbers need an idle machine; "
-            + "run by hand (benchmarks/README.md has the results). What it runs is `audiograph run` with "
-            + "--events jsonl / --no-metrics, which StatsTests and MetricsTests cover.",
+            + "run by hand (benchmarks/README.md has the results). Its --smoke mode (tiny inputs, seconds) is run "
+            + "by scripts/bench-smoke.sh. What it runs is `audiograph run` with --events jsonl / --no-metrics, "
+            + "which StatsTests and MetricsTests cover.",
         "swift package ":
             "a SwiftPM command (the plugins in Plugins/: validate-pipelines, scaffold-node): each needs a nested "
             + "swift build of audiograph, minutes on two cores; CommandPluginTests (Tests/AudioGraphTests) runs "
