@@ -68,6 +68,39 @@ struct SlowClientTests {
         }
     }
 
+    @Test("--header-timeout 2 covers the whole request: a trickled body, and a keep-alive connection after its answer")
+    func wholeRequestAndKeepAlive() async throws {
+        let dir = try TempDirectory()
+        let fixture = try ServeFixture.make(in: dir, standupCount: 1)
+        try await ServeProcess.with(fixture.serveArguments + ["--header-timeout", "2"], in: dir) { server in
+            // Headers complete at once, the body never does: the API reads bodies, so the deadline still runs.
+            let body = try ServeRawConnection(port: server.port)
+            defer { body.disconnect() }
+            let bodyStart = Date()
+            await body.send("POST /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
+            let trickle = Task {
+                while !Task.isCancelled, !body.isClosed {
+                    await body.send("x")
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            defer { trickle.cancel() }
+            #expect(await body.waitForClose(timeout: 15), "a body trickled for ever is cut at the header timeout")
+            let bodyHeld = Date().timeIntervalSince(bodyStart)
+            #expect(bodyHeld >= 1.75, "closed after \(bodyHeld) s, before its 2 s")
+
+            // A keep-alive connection is answered, then has 2 s for its next request.
+            let keepAlive = try ServeRawConnection(port: server.port)
+            defer { keepAlive.disconnect() }
+            await keepAlive.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(await keepAlive.waitFor { ServeRawHTTP.parse($0)?.complete == true }, "the first request is answered")
+            let answered = Date()
+            #expect(await keepAlive.waitForClose(timeout: 15), "an idle keep-alive connection is closed at the header timeout")
+            let idle = Date().timeIntervalSince(answered)
+            #expect(idle >= 1.75 && idle < 10, "closed \(idle) s after its answer, expected 2 s")
+        }
+    }
+
     @Test("--max-connections-per-address, --header-timeout and --idle-timeout refuse what is out of range (exit 64)",
           arguments: [["--max-connections-per-address", "-1"], ["--max-connections-per-address", "many"],
                       ["--header-timeout", "0"], ["--header-timeout", "3601"], ["--idle-timeout", "1.5"]])
