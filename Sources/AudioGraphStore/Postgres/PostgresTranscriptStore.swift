@@ -388,13 +388,24 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
         }
     }
 
-    public func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+    public func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
+        try withConnection { connection throws(PostgresError) in
+            try !connection.query("""
+                SELECT 1 FROM session_participants WHERE session_row = $1::bigint AND "user" = $2
+                """, [Self.text(sessionRow), user]).rows.isEmpty
+        }
+    }
+
+    public func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                            limit: Int) throws(TranscriptsError) -> [StoreRow] {
         try rows("""
             SELECT \(Self.transcriptColumns)
-            FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
-            WHERE t.session_id = $1
-            ORDER BY t.id LIMIT $2::bigint OFFSET $3::bigint
-            """, [sessionID, Self.text(limit), Self.text(max(offset, 0))])
+            FROM transcripts t
+            JOIN session_participants p ON p.session_row = t.session_row AND p."user" = $1
+            LEFT JOIN sessions s ON s.id = t.session_row
+            WHERE t.session_id = $2 AND t.id > $3::bigint
+            ORDER BY t.id LIMIT $4::bigint OFFSET $5::bigint
+            """, [participant, sessionID, Self.text(after ?? Int64.min), Self.text(limit), Self.text(max(offset, 0))])
     }
 
     public func sessions(participant: String, after: Int64?, offset: Int, limit: Int,

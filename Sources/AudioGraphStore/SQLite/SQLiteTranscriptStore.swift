@@ -405,14 +405,27 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         }
     }
 
-    public func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+    public func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
+        try withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("SELECT 1 FROM session_participants WHERE session_row = ? AND user = ?")
+            defer { statement.reset() }
+            try statement.bind([.integer(sessionRow), .text(user)])
+            return try statement.step()
+        }
+    }
+
+    public func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                            limit: Int) throws(TranscriptsError) -> [StoreRow] {
         try withDatabase { database throws(SQLiteError) in
             try Self.rows(database, """
                 SELECT \(Self.transcriptColumns)
-                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
-                WHERE t.session_id = ?
+                FROM transcripts t
+                JOIN session_participants p ON p.session_row = t.session_row AND p.user = ?
+                LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.session_id = ? AND t.id > ?
                 ORDER BY t.id LIMIT ? OFFSET ?
-                """, [.text(sessionID), .integer(Int64(limit)), .integer(Int64(max(offset, 0)))])
+                """, [.text(participant), .text(sessionID), .integer(after ?? Int64.min), .integer(Int64(limit)),
+                      .integer(Int64(max(offset, 0)))])
         }
     }
 
