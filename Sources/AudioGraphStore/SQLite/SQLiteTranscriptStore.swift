@@ -129,24 +129,36 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         """
 
     public let path: String
+    /// Whether the store was opened with `init(readingFrom:)`.
+    public let isReadOnly: Bool
     private let state: Mutex<SQLiteDatabase?>
 
-    /// Opens the store at `path`, migrating its schema to the current version.
-    /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is
-    ///   `storeUnavailable`.
+    /// Opens the store at `path` for writing, migrating its schema to the current version.
+    ///
+    /// A store it creates is private: the folder (when missing) is made `0700`, the file `0600` before SQLite
+    /// opens it, and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps
+    /// its mode.
+    /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is `noStore`.
     public init(path: String, create: Bool = true) throws(TranscriptsError) {
         self.path = path
+        isReadOnly = false
         if create {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .storeUnavailable("cannot create the folder \(folder)")
-            }
+            try SQLiteStoreFiles.createPrivately(storeAt: path)
         } else if !FileManager.default.fileExists(atPath: path) {
-            throw .storeUnavailable("no store at \(path)")
+            throw .noStore("nothing at \(path)")
         }
         state = Mutex(try Self.openAndMigrate(path: path, create: create))
+    }
+
+    /// Opens the store at `path` for reading only (what `calls`, `transcripts`, `serve` and `batch status` use):
+    /// it never creates, migrates or writes anything, works on a store the process may not write (another
+    /// user's, a read-only mount), and refuses a file that is not a store (`noStore`) without touching it. See
+    /// `SQLiteStoreReader`. An older schema version is read as it is: what needs a later version's tables fails
+    /// with `storeUnavailable` until a writer has opened the store once.
+    public init(readingFrom path: String) throws(TranscriptsError) {
+        self.path = path
+        isReadOnly = true
+        state = Mutex(try SQLiteStoreReader.openStore(path))
     }
 
     deinit { close() }
@@ -207,6 +219,7 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     /// Runs `body` on the connection, serialized; SQLite errors become `TranscriptsError`s.
     private func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(TranscriptsError) -> T {
         let result: Result<T, TranscriptsError> = state.withLock { database in
+            if let current = database, let fresh = SQLiteStoreReader.reopenIfWritten(current) { database = fresh }
             guard let database else { return .failure(.storeNotOpened) }
             do throws(SQLiteError) {
                 return .success(try body(database))
