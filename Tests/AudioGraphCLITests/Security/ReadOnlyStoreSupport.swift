@@ -17,9 +17,12 @@ import Darwin
 ///   over itself read-only before exec'ing `audiograph`: every write there is `EROFS`, as on a read-only volume.
 ///   Where unprivileged namespaces are not allowed, those tests are disabled (`readOnlyMountWorks`).
 enum ReadOnlyRunner {
+    /// Whether the tests run as root (who ignores permission bits).
+    static var isRoot: Bool { getuid() == 0 }
+
     /// The command that runs `audiograph` as a user the modes apply to (empty: as this process's user).
     static var otherUser: [String] {
-        getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        isRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
     }
 
     /// The command that runs `audiograph` with `folder` mounted read-only.

@@ -70,6 +70,30 @@ struct ReadOnlyStoreTests {
         #expect(exit.isClean, "\(exit)")
     }
 
+    /// Root only: the writer is the store's owner writing a `0444` file, which only root may.
+    @Test("serve, as another user, follows a writer that starts after it (from snapshot to the writer's WAL)",
+          .enabled(if: ReadOnlyRunner.isRoot))
+    func serveFollowsALaterWriter() async throws {
+        let dir = try TempDirectory()
+        let fixture = try readOnlyStore(in: dir)
+        defer { try? ReadOnlyRunner.chmod(0o755, dir.path("ro")) }
+        let server = try await ServeProcess.start(fixture.serveArguments, in: dir, launcher: ReadOnlyRunner.otherUser)
+        func mids() async throws -> [String] {
+            let reply = try await ServeHTTP.get(server.url("/v1/calls"), token: fixture.aliceToken)
+            return (try reply.json()["calls"] as? [[String: Any]])?.compactMap { $0["mid"] as? String } ?? []
+        }
+        let before = try await mids()
+        // The owner (root here, so the 0444 file does not stop it) starts writing: a -wal and -shm appear.
+        let writer = try SQLiteTranscriptStore(path: fixture.storePath)
+        _ = try writer.createSession(NewSession(sessionID: "later", startTime: ServeFixture.base + 200_000, participants: ["alice"]))
+        let after = try await mids()
+        writer.close()
+        let exit = try await server.stop()
+        #expect(before == ["standup", "shared", "quiet"])
+        #expect(after == ["standup", "shared", "quiet", "later"])
+        #expect(exit.isClean, "\(exit)")
+    }
+
     @Test("serve on a read-only mount answers", .enabled(if: ReadOnlyRunner.readOnlyMountWorks))
     func serveOnReadOnlyMount() async throws {
         let dir = try TempDirectory()
