@@ -44,6 +44,20 @@ enum SQLiteStoreReader {
         return fresh
     }
 
+    /// Throws `noStore` when `path` holds another program's SQLite database (tables, schema version 0), before a
+    /// writer opens it (opening for writing switches it to WAL). Anything else is left to the writer's own
+    /// open to judge.
+    static func refuseOtherDatabase(_ path: String) throws(TranscriptsError) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_size > 0, (try? checkFile(path)) != nil,
+              let database = try? SQLiteDatabase(readOnlyPath: path) else { return }
+        defer { database.close() }
+        guard let version = try? database.userVersion, version == 0,
+              let tables = try? database.query("SELECT 1 FROM sqlite_master LIMIT 1"), !tables.isEmpty else { return }
+        throw .noStore("\(path) is a SQLite database but not an audiograph transcript store (it has tables of its own; "
+            + "left unchanged)")
+    }
+
     /// The path is a regular, non-empty file that starts like a SQLite database.
     private static func checkFile(_ path: String) throws(TranscriptsError) {
         var info = stat()

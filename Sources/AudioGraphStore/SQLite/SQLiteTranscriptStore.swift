@@ -129,11 +129,11 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         """
 
     public let path: String
-    /// Whether the store was opened with `init(readingFrom:)`.
-    public let isReadOnly: Bool
     private let state: Mutex<SQLiteDatabase?>
 
-    /// Opens the store at `path` for writing, migrating its schema to the current version.
+    /// Opens the store at `path` for writing, migrating its schema to the current version. Another program's
+    /// SQLite database there (tables, but no audiograph schema) is `noStore` and is not touched: audiograph's
+    /// tables are only ever added to an empty database.
     ///
     /// A store it creates is private: the folder (when missing) is made `0700`, the file `0600` before SQLite
     /// opens it, and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps
@@ -141,12 +141,12 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is `noStore`.
     public init(path: String, create: Bool = true) throws(TranscriptsError) {
         self.path = path
-        isReadOnly = false
         if create {
             try SQLiteStoreFiles.createPrivately(storeAt: path)
         } else if !FileManager.default.fileExists(atPath: path) {
             throw .noStore("nothing at \(path)")
         }
+        try SQLiteStoreReader.refuseOtherDatabase(path)
         state = Mutex(try Self.openAndMigrate(path: path, create: create))
     }
 
@@ -157,7 +157,6 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     /// with `storeUnavailable` until a writer has opened the store once.
     public init(readingFrom path: String) throws(TranscriptsError) {
         self.path = path
-        isReadOnly = true
         state = Mutex(try SQLiteStoreReader.openStore(path))
     }
 

@@ -3,15 +3,19 @@ import Foundation
 import Testing
 
 /// Issue 14, item 6: read-only commands never write into a file that is not a store. `calls`, `transcripts`,
-/// `serve` and `batch status` given another program's SQLite database or an empty file exit 66 naming it, and
-/// leave it byte-for-byte as it was, with no `-wal` or `-shm` beside it; a store they read is not migrated.
+/// `serve`, `batch status` (and `tokens list`) given another program's SQLite database or an empty file exit 66
+/// naming it, and leave it byte-for-byte as it was, with no `-wal` or `-shm` beside it; a store they read is
+/// not migrated. Writers (`tokens create` / `revoke`) refuse another program's database the same way.
 @Suite("Readers refuse a file that is not a store and leave it unchanged")
 struct ForeignStoreFileTests {
     /// Every command that only reads a store, without its `--store`.
     static let readers: [[String]] = [
         ["calls"], ["calls", "--has-transcriptions"], ["transcripts", "list", "--session", "standup"],
-        ["transcripts", "show", "t-1"], ["batch", "status"], ["serve", "--listen", "127.0.0.1:0"],
+        ["transcripts", "show", "t-1"], ["batch", "status"], ["serve", "--listen", "127.0.0.1:0"], ["tokens", "list"],
     ]
+
+    /// Commands that write a store, which add audiograph's tables only to a new or empty database.
+    static let writers: [[String]] = [["tokens", "create", "--user", "alice"], ["tokens", "revoke", "--user", "alice"]]
 
     @Test("another program's SQLite database: exit 66, not one byte changed", arguments: readers)
     func anotherProgramsDatabase(reader: [String]) async throws {
@@ -27,6 +31,11 @@ struct ForeignStoreFileTests {
         #expect(result.stderr.contains("not an audiograph transcript store"), "\(result)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the file was changed")
         #expect(try ReadOnlyRunner.listing(dir.path("data")) == ["other.sqlite"])
+    }
+
+    @Test("a writer given another program's SQLite database: exit 66, not one byte changed", arguments: writers)
+    func writersRefuseAnotherProgramsDatabase(writer: [String]) async throws {
+        try await anotherProgramsDatabase(reader: writer)
     }
 
     @Test("an empty file: exit 66, still empty", arguments: readers)
