@@ -39,12 +39,12 @@ struct PostgresStoreTests {
         #expect(try store.query("SELECT count(*) FROM audiograph_schema").rows == [["1"]])
     }
 
-    @Test("create: false on a database without the tables is store_unavailable and creates nothing")
+    @Test("create: false on a database without the tables is no_store and creates nothing")
     func openWithoutCreate() throws {
         let fixture = try TestStore(.postgres, open: false)
         #expect { try PostgresTranscriptStore(url: fixture.location, create: false) } throws: { error in
-            guard case .storeUnavailable(let message)? = error as? TranscriptsError else { return false }
-            return message.hasPrefix("no store at postgres://")
+            guard case .noStore(let message)? = error as? TranscriptsError else { return false }
+            return message.hasPrefix("postgres://") && message.hasSuffix("has no audiograph tables (left unchanged)")
         }
         let store = try PostgresTranscriptStore(url: fixture.location)
         defer { store.close() }
@@ -107,7 +107,7 @@ struct StoreLocationTests {
         let store = try TranscriptStores.open(location: folder.file("a/b.sqlite"))
         defer { store.close() }
         #expect(store is SQLiteTranscriptStore)
-        #expect(throws: TranscriptsError.storeUnavailable("no store at \(folder.file("none.sqlite"))")) {
+        #expect(throws: TranscriptsError.noStore("nothing at \(folder.file("none.sqlite"))")) {
             try TranscriptStores.open(location: folder.file("none.sqlite"), create: false)
         }
     }

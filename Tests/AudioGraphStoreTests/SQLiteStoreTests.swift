@@ -22,11 +22,11 @@ struct SQLiteStoreTests {
         #expect(try again.integrityCheck() == ["ok"])
     }
 
-    @Test("create: false on a missing file is store_unavailable and creates nothing")
+    @Test("create: false on a missing file is no_store and creates nothing")
     func missingFile() throws {
         let folder = try ScratchFolder()
         let path = folder.file("none.sqlite")
-        #expect(throws: TranscriptsError.storeUnavailable("no store at \(path)")) {
+        #expect(throws: TranscriptsError.noStore("nothing at \(path)")) {
             try SQLiteTranscriptStore(path: path, create: false)
         }
         #expect(!FileManager.default.fileExists(atPath: path))

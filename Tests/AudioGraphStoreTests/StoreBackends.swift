@@ -100,7 +100,9 @@ private final class UnopenedStore: TranscriptStore, AccessTokenStore, WorkQueue 
         throw .storeNotOpened
     }
     func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool { throw .storeNotOpened }
-    func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }
+    func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool { throw .storeNotOpened }
+    func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                     limit: Int) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }
     func sessions(participant: String, after: Int64?, offset: Int, limit: Int,
                   transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }
     func close() {}

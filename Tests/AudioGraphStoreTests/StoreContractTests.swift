@@ -7,8 +7,9 @@ import Testing
 @Suite("Store contract (SQLite and PostgreSQL)")
 struct StoreContractTests {
     /// Session `id` (a new row) with `count` transcripts of one utterance each; returns the session key and tids.
+    /// (Also used by the other contract suites.)
     @discardableResult
-    private func addSession(_ store: any TranscriptStore, _ id: String, transcripts count: Int, participants: [String] = [],
+    func addSession(_ store: any TranscriptStore, _ id: String, transcripts count: Int, participants: [String] = [],
                             start: Int64 = 1_700_000_000) throws -> (key: Int64, tids: [String]) {
         let key = try store.createSession(NewSession(sessionID: id, roomName: "room \(id)", url: "https://media/\(id)",
                                                      startTime: start, participants: participants))
@@ -81,8 +82,8 @@ struct StoreContractTests {
     func paging(_ backend: StoreBackend) throws {
         let fixture = try TestStore(backend)
         let store = fixture.store
-        let a = try addSession(store, "a", transcripts: 0)
-        let b = try addSession(store, "b", transcripts: 0)
+        let a = try addSession(store, "a", transcripts: 0, participants: ["ann"])
+        let b = try addSession(store, "b", transcripts: 0, participants: ["ann"])
         var tidsA: [String] = []
         for index in 0..<7 {
             tidsA.append(try addTranscript(store, session: a.key, id: "a", index: index))
@@ -103,10 +104,10 @@ struct StoreContractTests {
         #expect(keyset.map(\.key) == keyset.map(\.key).sorted())
         var offsets: [StoreRow] = []
         for offset in stride(from: 0, to: 9, by: 3) {
-            offsets += try store.transcripts(sessionID: "a", offset: offset, limit: 3)
+            offsets += try store.transcripts(sessionID: "a", participant: "ann", after: nil, offset: offset, limit: 3)
         }
         #expect(offsets == keyset)
-        #expect(try store.transcripts(sessionID: "a", offset: 6, limit: 3).count == 1)
+        #expect(try store.transcripts(sessionID: "a", participant: "ann", after: nil, offset: 6, limit: 3).count == 1)
 
         let all = try store.sessions(after: nil, limit: 10, transcribedOnly: false)
         #expect(all.map { $0["session_id"]?.description } == ["a", "b", "empty"])

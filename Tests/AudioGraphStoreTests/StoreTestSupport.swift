@@ -171,9 +171,15 @@ final class ControllableStore: TranscriptStore {
         return try base.isParticipant(user, sessionID: sessionID)
     }
 
-    func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+    func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
         try read()
-        return try base.transcripts(sessionID: sessionID, offset: offset, limit: limit)
+        return try base.isParticipant(user, sessionRow: sessionRow)
+    }
+
+    func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                     limit: Int) throws(TranscriptsError) -> [StoreRow] {
+        try read()
+        return try base.transcripts(sessionID: sessionID, participant: participant, after: after, offset: offset, limit: limit)
     }
 
     func sessions(participant: String, after: Int64?, offset: Int, limit: Int,

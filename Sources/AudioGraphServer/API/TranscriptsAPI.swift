@@ -87,10 +87,14 @@ public final class TranscriptsAPI: Sendable {
         let limit = try query.limit()
         let position = try query.position()
         let rows = try reading { () throws(TranscriptsError) -> [StoreRow]? in
+            // A session id may be shared by other users' runs: only the runs `user` took part in are listed.
             guard try store.isParticipant(user, sessionID: sessionID) else { return nil }
             switch position {
-            case .page(let page): return try store.transcripts(sessionID: sessionID, offset: (page - 1) * limit, limit: limit)
-            case .after(let key): return try store.transcripts(sessionID: sessionID, after: key, limit: limit)
+            case .page(let page):
+                return try store.transcripts(sessionID: sessionID, participant: user, after: nil, offset: (page - 1) * limit,
+                                             limit: limit)
+            case .after(let key):
+                return try store.transcripts(sessionID: sessionID, participant: user, after: key, offset: 0, limit: limit)
             }
         }
         guard let rows else { throw .notFound("no such session") }
@@ -101,7 +105,9 @@ public final class TranscriptsAPI: Sendable {
 
     private func transcript(_ tid: String, for user: String) throws(APIError) -> HTTPResponse {
         let detail = try reading { () throws(TranscriptsError) -> TranscriptDetail? in
-            guard let detail = try store.detail(tid: tid), try store.isParticipant(user, sessionID: detail.record.mid) else {
+            // The transcript's own run decides, not its session id (which other users' runs may share).
+            guard let detail = try store.detail(tid: tid), case .integer(let run)? = detail.record.metaData[StoreColumn.sessionRow],
+                  try store.isParticipant(user, sessionRow: run) else {
                 return nil
             }
             return detail

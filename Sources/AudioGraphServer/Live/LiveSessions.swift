@@ -3,40 +3,41 @@ import AudioGraphSessions
 import Synchronization
 
 /// The sessions running in this process whose captions can be watched over `GET /v1/sessions/{id}/captions`.
+///
+/// A session id is not unique: two runs (say Alice's and Bob's, each with its own participants) may use the
+/// same one at once. Each run is a `LiveSession` of its own, and access follows the run: a user watches only a
+/// run they take part in, and never learns of the others.
 public final class LiveSessions: Sendable {
-    private let sessions = Mutex<[String: LiveSession]>([:])
+    /// The live runs, oldest first.
+    private let sessions = Mutex<[LiveSession]>([])
 
     public init() {}
 
-    /// Registers a running session. A second session with the same id replaces the first (whose viewers get
-    /// `end`).
+    /// Registers a running session. Runs already live with the same id stay live (their participants keep
+    /// watching them).
     @discardableResult
     public func add(id: String, room: String, participants: [String]) -> LiveSession {
         let session = LiveSession(id: id, room: room, participants: participants)
-        let replaced = sessions.withLock { sessions in
-            defer { sessions[id] = session }
-            return sessions[id]
-        }
-        replaced?.end()
+        sessions.withLock { $0.append(session) }
         return session
     }
 
     /// Ends a session: its viewers get `end` and it leaves the list.
     public func remove(_ session: LiveSession) {
-        sessions.withLock { sessions in
-            if sessions[session.id] === session { sessions[session.id] = nil }
-        }
+        sessions.withLock { sessions in sessions.removeAll { $0 === session } }
         session.end()
     }
 
-    /// The session `id`, when `user` takes part in it.
+    /// The run with session id `id` that `user` takes part in: the newest, when they take part in several.
     public func session(id: String, for user: String) -> LiveSession? {
-        sessions.withLock { $0[id] }.flatMap { $0.participants.contains(user) ? $0 : nil }
+        sessions.withLock { $0 }.last { $0.id == id && $0.participants.contains(user) }
     }
 
-    /// The sessions `user` takes part in, by id.
+    /// The runs `user` takes part in, by id (one per id: the newest, as `session(id:for:)` picks).
     public func list(for user: String) -> [LiveSession] {
-        sessions.withLock { Array($0.values) }.filter { $0.participants.contains(user) }.sorted { $0.id < $1.id }
+        var newest: [String: LiveSession] = [:]
+        for session in sessions.withLock({ $0 }) where session.participants.contains(user) { newest[session.id] = session }
+        return newest.values.sorted { $0.id < $1.id }
     }
 
     /// How many sessions are live now.
@@ -44,7 +45,7 @@ public final class LiveSessions: Sendable {
 
     /// Ends every session (server shutdown).
     public func endAll() {
-        for session in sessions.withLock({ sessions in defer { sessions.removeAll() }; return Array(sessions.values) }) {
+        for session in sessions.withLock({ sessions in defer { sessions.removeAll() }; return sessions }) {
             session.end()
         }
     }
@@ -108,7 +109,7 @@ public final class LiveSession: Sendable {
     /// Viewers now watching.
     public var viewerCount: Int { state.withLock { state in state.viewers.filter { !$0.isClosed }.count } }
 
-    /// Whether the session has ended (`LiveSessions.remove`, or replaced by a session with its id).
+    /// Whether the session has ended (`LiveSessions.remove`, or the server shut down).
     public var isEnded: Bool { state.withLock { $0.ended } }
 
     /// Sends `end` to every viewer and closes their streams. Idempotent.

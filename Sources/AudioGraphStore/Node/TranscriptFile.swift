@@ -24,10 +24,11 @@ final class TranscriptFile {
     private var count = 0
     private static let trailer = Array("\n]}\n".utf8)
 
-    /// Creates (or truncates) the file and writes the empty document.
+    /// Creates (or truncates) the file, `0600` when new (a transcript is its owner's only, like the store), and
+    /// writes the empty document.
     init(path: String, tid: String, sessionID: String, language: String) throws(GraphError) {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, SQLiteStoreFiles.fileMode)
         guard descriptor >= 0 else {
             throw GraphError(.io, at: path, "cannot create the transcript file: \(Self.lastError())")
         }

@@ -134,8 +134,8 @@ public final class TranscriptStoreNode: AudioNode {
                              node: configuration.id)
         }
         if let transcriptFolder {
-            do {
-                try FileManager.default.createDirectory(atPath: transcriptFolder, withIntermediateDirectories: true)
+            do throws(TranscriptsError) {
+                try SQLiteStoreFiles.createFolder(transcriptFolder)  // 0700 when new: transcripts are private
             } catch {
                 store.close()
                 throw GraphError(.cannotCreateOutput, at: transcriptFolder, "cannot create the transcripts folder",

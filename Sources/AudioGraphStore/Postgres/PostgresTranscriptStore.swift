@@ -135,9 +135,13 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
     private let state: Mutex<PostgresConnection?>
 
     /// Connects to `url` and migrates the schema to the current version.
-    /// - Parameter create: create the tables when the database has none; otherwise an empty database (no
-    ///   `audiograph_schema` table) is `storeUnavailable` ("no store"), like a missing SQLite file.
-    public init(url: String, create: Bool = true) throws(TranscriptsError) {
+    /// - Parameters:
+    ///   - create: create the tables when the database has none; otherwise an empty database (no
+    ///     `audiograph_schema` table) is `noStore`, like a missing SQLite file.
+    ///   - readOnly: read only (what `calls`, `transcripts`, `serve` and `batch status` use): the session's
+    ///     transactions are `READ ONLY`, nothing is created or migrated (`create` is ignored), and a database
+    ///     without audiograph's tables is `noStore`. An older schema is read as it is.
+    public init(url: String, create: Bool = true, readOnly: Bool = false) throws(TranscriptsError) {
         location = PostgresConnection.redact(url)
         let connection: PostgresConnection
         do {
@@ -146,7 +150,11 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
             throw Self.translate(error)
         }
         do {
-            try Self.migrate(connection, create: create, location: location)
+            if readOnly {
+                try Self.checkReadable(connection, location: location)
+            } else {
+                try Self.migrate(connection, create: create, location: location)
+            }
         } catch {
             connection.close()
             throw error
@@ -156,7 +164,38 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
 
     deinit { close() }
 
+    /// Makes the session read-only and checks that the database holds a store this code reads.
+    static func checkReadable(_ connection: PostgresConnection, location: String) throws(TranscriptsError) {
+        do throws(PostgresError) {
+            try connection.executeScript("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        } catch {
+            throw translate(error)
+        }
+        let version = try schemaVersion(connection, location: location)
+        if version > migrations.count {
+            throw .malformedData("the store's schema version \(version) is newer than this audiograph reads (\(migrations.count))")
+        }
+    }
+
+    /// The version in `audiograph_schema`; `noStore` when the database has no such table.
+    private static func schemaVersion(_ connection: PostgresConnection, location: String) throws(TranscriptsError) -> Int {
+        let exists: Bool
+        do throws(PostgresError) {
+            exists = try connection.query("SELECT to_regclass('audiograph_schema') IS NOT NULL").rows.first?.first == "t"
+        } catch {
+            throw translate(error)
+        }
+        guard exists else { throw .noStore("\(location) has no audiograph tables (left unchanged)") }
+        do throws(PostgresError) {
+            return Int(try connection.query("SELECT version FROM audiograph_schema").rows.first?.first.flatMap { $0 } ?? "0") ?? 0
+        } catch {
+            throw translate(error)
+        }
+    }
+
     static func migrate(_ connection: PostgresConnection, create: Bool, location: String) throws(TranscriptsError) {
+        // Without `create`, a database without the tables is `noStore` (checked before any lock is taken).
+        if !create { _ = try schemaVersion(connection, location: location) }
         do {
             try connection.transaction { () throws(PostgresError) in
                 // Serializes every migrating process; released at COMMIT / ROLLBACK.
@@ -388,13 +427,24 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
         }
     }
 
-    public func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+    public func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
+        try withConnection { connection throws(PostgresError) in
+            try !connection.query("""
+                SELECT 1 FROM session_participants WHERE session_row = $1::bigint AND "user" = $2
+                """, [Self.text(sessionRow), user]).rows.isEmpty
+        }
+    }
+
+    public func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                            limit: Int) throws(TranscriptsError) -> [StoreRow] {
         try rows("""
             SELECT \(Self.transcriptColumns)
-            FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
-            WHERE t.session_id = $1
-            ORDER BY t.id LIMIT $2::bigint OFFSET $3::bigint
-            """, [sessionID, Self.text(limit), Self.text(max(offset, 0))])
+            FROM transcripts t
+            JOIN session_participants p ON p.session_row = t.session_row AND p."user" = $1
+            LEFT JOIN sessions s ON s.id = t.session_row
+            WHERE t.session_id = $2 AND t.id > $3::bigint
+            ORDER BY t.id LIMIT $4::bigint OFFSET $5::bigint
+            """, [participant, sessionID, Self.text(after ?? Int64.min), Self.text(limit), Self.text(max(offset, 0))])
     }
 
     public func sessions(participant: String, after: Int64?, offset: Int, limit: Int,

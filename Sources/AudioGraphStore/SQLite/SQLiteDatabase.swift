@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// A failed SQLite call: the result code (extended) and `sqlite3_errmsg`'s text.
 public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -49,30 +50,70 @@ public final class SQLiteDatabase {
     /// - Parameter busyTimeoutMs: how long a call waits for another connection's lock before `SQLITE_BUSY`.
     public init(path: String, create: Bool = true, busyTimeoutMs: Int32 = 5000) throws(SQLiteError) {
         self.path = path
+        isImmutable = false
+        handle = try Self.connect(path, flags: SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
+                                  busyTimeoutMs: busyTimeoutMs)
+        try configure(["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"])
+    }
+
+    /// Opens the database at `path` for reading only: `SQLITE_OPEN_READONLY` (no file is created, and any write
+    /// fails), no pragma that writes (the journal mode is left as the file has it), `query_only` on.
+    /// - Parameter immutable: open with SQLite's `immutable=1`: no locks and no `-wal` / `-shm` files at all,
+    ///   for a file nothing writes (a read-only mount, a folder the reader cannot write with no writer
+    ///   running). It does not see a write-ahead log: use it only when there is no `-wal` file.
+    public init(readOnlyPath path: String, immutable: Bool = false, busyTimeoutMs: Int32 = 5000) throws(SQLiteError) {
+        self.path = path
+        isImmutable = immutable
+        let uri = "file:" + Self.uriPath(path) + "?mode=ro" + (immutable ? "&immutable=1" : "")
+        handle = try Self.connect(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, busyTimeoutMs: busyTimeoutMs)
+        try configure(["PRAGMA query_only=ON"])
+    }
+
+    /// `sqlite3_open_v2` with extended result codes and a busy timeout.
+    private static func connect(_ filename: String, flags: Int32, busyTimeoutMs: Int32) throws(SQLiteError) -> OpaquePointer {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = sqlite3_open_v2(filename, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
             throw SQLiteError(code: status, message: message)
         }
         sqlite3_extended_result_codes(db, 1)
-        handle = db
         sqlite3_busy_timeout(db, busyTimeoutMs)
+        return db
+    }
+
+    /// Runs the opening pragmas; closes the connection when one fails.
+    private func configure(_ pragmas: [String]) throws(SQLiteError) {
         do {
-            try execute("PRAGMA journal_mode=WAL")
-            try execute("PRAGMA synchronous=NORMAL")
-            try execute("PRAGMA foreign_keys=ON")
+            for pragma in pragmas { try execute(pragma) }
         } catch {
             close()
             throw error
         }
     }
 
+    /// `path` as the path of a `file:` URI: absolute, with `%`, `?`, `#` and bytes outside printable ASCII
+    /// percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var encoded = ""
+        for byte in absolute.utf8 {
+            if byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "%"), byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#") {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+
     deinit { close() }
 
     public var isOpen: Bool { handle != nil }
+
+    /// Whether this connection was opened `immutable` (see `init(readOnlyPath:immutable:busyTimeoutMs:)`).
+    public let isImmutable: Bool
 
     /// Finalizes every statement and closes the connection. Idempotent.
     public func close() {

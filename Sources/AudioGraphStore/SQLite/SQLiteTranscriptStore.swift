@@ -131,22 +131,33 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     public let path: String
     private let state: Mutex<SQLiteDatabase?>
 
-    /// Opens the store at `path`, migrating its schema to the current version.
-    /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is
-    ///   `storeUnavailable`.
+    /// Opens the store at `path` for writing, migrating its schema to the current version. Another program's
+    /// SQLite database there (tables, but no audiograph schema) is `noStore` and is not touched: audiograph's
+    /// tables are only ever added to an empty database.
+    ///
+    /// A store it creates is private: the folder (when missing) is made `0700`, the file `0600` before SQLite
+    /// opens it, and SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps
+    /// its mode.
+    /// - Parameter create: create the file (and its folder) when missing; otherwise a missing file is `noStore`.
     public init(path: String, create: Bool = true) throws(TranscriptsError) {
         self.path = path
         if create {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .storeUnavailable("cannot create the folder \(folder)")
-            }
+            try SQLiteStoreFiles.createPrivately(storeAt: path)
         } else if !FileManager.default.fileExists(atPath: path) {
-            throw .storeUnavailable("no store at \(path)")
+            throw .noStore("nothing at \(path)")
         }
+        try SQLiteStoreReader.refuseOtherDatabase(path)
         state = Mutex(try Self.openAndMigrate(path: path, create: create))
+    }
+
+    /// Opens the store at `path` for reading only (what `calls`, `transcripts`, `serve` and `batch status` use):
+    /// it never creates, migrates or writes anything, works on a store the process may not write (another
+    /// user's, a read-only mount), and refuses a file that is not a store (`noStore`) without touching it. See
+    /// `SQLiteStoreReader`. An older schema version is read as it is: what needs a later version's tables fails
+    /// with `storeUnavailable` until a writer has opened the store once.
+    public init(readingFrom path: String) throws(TranscriptsError) {
+        self.path = path
+        state = Mutex(try SQLiteStoreReader.openStore(path))
     }
 
     deinit { close() }
@@ -207,6 +218,7 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     /// Runs `body` on the connection, serialized; SQLite errors become `TranscriptsError`s.
     private func withDatabase<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(TranscriptsError) -> T {
         let result: Result<T, TranscriptsError> = state.withLock { database in
+            if let current = database, let fresh = SQLiteStoreReader.reopenIfWritten(current) { database = fresh }
             guard let database else { return .failure(.storeNotOpened) }
             do throws(SQLiteError) {
                 return .success(try body(database))
@@ -405,14 +417,27 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         }
     }
 
-    public func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow] {
+    public func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
+        try withDatabase { database throws(SQLiteError) in
+            let statement = try database.prepare("SELECT 1 FROM session_participants WHERE session_row = ? AND user = ?")
+            defer { statement.reset() }
+            try statement.bind([.integer(sessionRow), .text(user)])
+            return try statement.step()
+        }
+    }
+
+    public func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                            limit: Int) throws(TranscriptsError) -> [StoreRow] {
         try withDatabase { database throws(SQLiteError) in
             try Self.rows(database, """
                 SELECT \(Self.transcriptColumns)
-                FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
-                WHERE t.session_id = ?
+                FROM transcripts t
+                JOIN session_participants p ON p.session_row = t.session_row AND p.user = ?
+                LEFT JOIN sessions s ON s.id = t.session_row
+                WHERE t.session_id = ? AND t.id > ?
                 ORDER BY t.id LIMIT ? OFFSET ?
-                """, [.text(sessionID), .integer(Int64(limit)), .integer(Int64(max(offset, 0)))])
+                """, [.text(participant), .text(sessionID), .integer(after ?? Int64.min), .integer(Int64(limit)),
+                      .integer(Int64(max(offset, 0)))])
         }
     }
 

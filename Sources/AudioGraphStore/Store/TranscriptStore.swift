@@ -57,12 +57,20 @@ public protocol TranscriptStore: AnyObject, Sendable {
     func transcript(tid: String) throws(TranscriptsError) -> (row: StoreRow, utterances: [StoredUtterance])?
 
     // MARK: Reading for one user (the HTTP API)
+    //
+    // A session id is not unique, and whoever writes a config chooses it: two users' runs may share one.
+    // Access therefore follows the session row (one run) a transcript belongs to and that row's participants,
+    // never the id alone.
 
-    /// Whether `user` took part in any run of session id `sessionID` (`session.participants`).
+    /// Whether `user` took part in any run (session row) of session id `sessionID` (`session.participants`).
     func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool
-    /// Page `offset / limit + 1` of a session's transcripts: rows `offset + 1 … offset + limit` in key order, the
-    /// same rows the keyset pages hold (for APIs that number their pages).
-    func transcripts(sessionID: String, offset: Int, limit: Int) throws(TranscriptsError) -> [StoreRow]
+    /// Whether `user` took part in the run with key `sessionRow` (a transcript's `session_row`).
+    func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool
+    /// Up to `limit` transcripts of session id `sessionID` whose run (session row) `participant` took part in,
+    /// with keys above `after` (nil: from the first), `offset` of them skipped first (0 with a keyset
+    /// `after`), by key. Transcripts of other runs with the same id are not there.
+    func transcripts(sessionID: String, participant: String, after: Int64?, offset: Int,
+                     limit: Int) throws(TranscriptsError) -> [StoreRow]
     /// Like `sessions(after:limit:transcribedOnly:)`, only the sessions `participant` took part in; `offset`
     /// rows are skipped first (0 with a keyset `after`).
     func sessions(participant: String, after: Int64?, offset: Int, limit: Int,

@@ -14,6 +14,10 @@ public enum TranscriptsError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The store cannot be reached or written: the file cannot be opened or created, the disk is full, another
     /// process holds the lock past the busy timeout, … The cursor did not move; the fetch can be retried.
     case storeUnavailable(String)
+    /// There is no transcript store at the location: no file there, a file that is not an audiograph store (an
+    /// empty file, another program's SQLite database), a PostgreSQL database without audiograph's tables.
+    /// Opening for reading (or without `create`) reports it and leaves whatever is there unchanged.
+    case noStore(String)
     /// The store holds something it cannot read: not a database, a damaged file, a schema newer than this
     /// version knows. (A single row that fails to parse is skipped instead.)
     case malformedData(String)
@@ -44,6 +48,7 @@ public enum TranscriptsError: Error, Equatable, Sendable, CustomStringConvertibl
         case .sessionIdMissing: return "session_id_missing"
         case .requestInProgress: return "request_in_progress"
         case .storeUnavailable: return "store_unavailable"
+        case .noStore: return "no_store"
         case .malformedData: return "malformed_data"
         case .clientNotInitialized: return "client_not_initialized"
         case .noAuthToken: return "no_auth_token"
@@ -59,6 +64,7 @@ public enum TranscriptsError: Error, Equatable, Sendable, CustomStringConvertibl
         case .sessionIdMissing: return "a session id is required"
         case .requestInProgress: return "a fetch of this request is already in progress"
         case .storeUnavailable(let detail): return "the transcript store is unavailable: \(detail)"
+        case .noStore(let detail): return "no transcript store: \(detail)"
         case .malformedData(let detail): return "the transcript store holds malformed data: \(detail)"
         case .clientNotInitialized: return "no transcripts client: give one to the request or bootstrap one"
         case .noAuthToken: return "an auth token is required"

@@ -157,7 +157,7 @@ struct BatchCommand: Command {
         guard let location = args.value("--store").map(BatchStore.location) else {
             throw GraphError(.usage, at: "--store", "batch status needs the store: --store STORE")
         }
-        let queue = try BatchStore.open(location, create: false)
+        let queue = try BatchStore.openForReading(location)
         defer { queue.close() }
         let status: WorkQueueStatus
         do {
@@ -278,13 +278,23 @@ enum BatchStore {
         try TranscriptStores.open(location: location, create: create)
     }
 
+    /// The store opened read-only (`batch status`): never created or migrated; exit 66 when there is no store
+    /// there, 65 malformed, 74 unreadable.
+    static func openForReading(_ location: String) throws(GraphError) -> any FullTranscriptStore {
+        do {
+            return try TranscriptStores.openForReading(location: location)
+        } catch {
+            throw StoreOptions.error(error, store: describe(location))
+        }
+    }
+
     /// The store (with its work queue); exit 66 when `create` is false and there is none, 73/74 when it cannot
     /// be opened.
     static func open(_ location: String, create: Bool = true) throws(GraphError) -> any FullTranscriptStore {
         do {
             return try openStore(location, create: create)
         } catch {
-            if !create { throw StoreOptions.error(error, store: describe(location), opening: true) }
+            if !create { throw StoreOptions.error(error, store: describe(location)) }
             throw GraphError(.cannotCreateOutput, at: describe(location), error.message)
         }
     }

@@ -30,7 +30,7 @@ struct CallsCommand: Command {
                                  flags: ["--has-transcriptions", "--json", "--all", "--timings"])
         _ = try args.requirePositionals([])
         let paging = try StoreOptions.paging(args)
-        let store = try StoreOptions.openStore(args)
+        let store = try StoreOptions.openStoreForReading(args)
         defer { store.close() }
         let transcribed = args.flag("--has-transcriptions")
         let request = CallLogsRequest.Builder().hasTranscriptions(transcribed).limit(paging.limit).store(store).build()

@@ -40,7 +40,7 @@ struct ServeCommand: Command {
         stops accepting, lets requests in flight finish, ends caption streams, and exits 0.
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data (or a bad --run config), 66 no store,
-        69 cannot listen on the address.
+        69 cannot listen on the address, 74 the store cannot be read. The store is opened read-only.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
@@ -58,7 +58,7 @@ struct ServeCommand: Command {
         }
         let limits = try ServeOptions.limits(args)
         let graphs = try args.values("--run").map { path throws(GraphError) in try loadGraph(configPath: path, registry: registry) }
-        let store = try StoreOptions.openStore(args)
+        let store = try StoreOptions.openStoreForReading(args)
         defer { store.close() }
         // The handler first: a SIGINT right after "serving" must not be lost.
         let stop = DispatchSemaphore(value: 0)

@@ -45,7 +45,7 @@ struct TokensCommand: Command {
             printOut("token for \(user): \(made.token)")
         case "list":
             try StoreOptions.reject(["--user"], in: args)
-            let store = try openStore(args, create: false)
+            let store = try StoreOptions.openStoreForReading(args)  // only reads: never creates or migrates
             defer { store.close() }
             let tokens: [StoredAccessToken]
             do { tokens = try AccessTokens(store: store).list() } catch { throw Self.error(error, args) }

@@ -56,7 +56,7 @@ struct TranscriptsCommand: Command {
         }
         try StoreOptions.reject(["--has-transcriptions"], in: args)
         let paging = try StoreOptions.paging(args)
-        let store = try StoreOptions.openStore(args)
+        let store = try StoreOptions.openStoreForReading(args)
         defer { store.close() }
         let request = TranscriptsRequest.Builder().sessionId(session).limit(paging.limit).store(store).build()
         let pages = try StoreOptions.walk(paging, timings: args.flag("--timings")) { () async throws(TranscriptsError) in
@@ -84,7 +84,7 @@ struct TranscriptsCommand: Command {
     static func show(_ args: Arguments) throws(GraphError) -> Int32 {
         let tid = try args.requirePositionals(["subcommand", "tid"])[1]
         try StoreOptions.reject(["--session", "--limit", "--page", "--all", "--timings"], in: args)
-        let store = try StoreOptions.openStore(args)
+        let store = try StoreOptions.openStoreForReading(args)
         defer { store.close() }
         let detail: TranscriptDetail?
         do {
@@ -159,12 +159,34 @@ enum StoreOptions {
         TranscriptStores.describe(location: path(args))
     }
 
-    /// The store at `--store` (a SQLite path or a `postgres://` URL) or the default path; exit 66 naming it when
-    /// there is none (no file; a database without audiograph's tables). With `create`, a missing store is made.
+    /// The store at `--store` (a SQLite path or a `postgres://` URL) or the default path, opened for writing
+    /// (migrated to the current schema); exit 66 naming it when there is none (no file; a database without
+    /// audiograph's tables). With `create`, a missing store is made.
     static func openStore(_ args: Arguments, create: Bool = false) throws(GraphError) -> any FullTranscriptStore {
+        try open(args, mustExist: !create) { location throws(TranscriptsError) in
+            try TranscriptStores.open(location: location, create: create)
+        } failed: { error, shown in
+            if create, case .storeUnavailable = error { return GraphError(.cannotCreateOutput, at: shown, error.message) }
+            return Self.error(error, store: shown)
+        }
+    }
+
+    /// The store for a command that only reads it (`calls`, `transcripts`, `serve`): opened read-only, never
+    /// created or migrated. Exit 66 naming it when there is no store there (nothing, an empty file, a database
+    /// without audiograph's tables: left unchanged), 65 when it is malformed, 74 when it cannot be read.
+    static func openStoreForReading(_ args: Arguments) throws(GraphError) -> any FullTranscriptStore {
+        try open(args, mustExist: true) { location throws(TranscriptsError) in
+            try TranscriptStores.openForReading(location: location)
+        } failed: { error, shown in
+            Self.error(error, store: shown)
+        }
+    }
+
+    private static func open(_ args: Arguments, mustExist: Bool,
+                             _ opener: (String) throws(TranscriptsError) -> any FullTranscriptStore,
+                             failed: (TranscriptsError, String) -> GraphError) throws(GraphError) -> any FullTranscriptStore {
         let location = path(args)
-        let shown = TranscriptStores.describe(location: location)
-        if !create, !TranscriptStores.isDatabaseURL(location) {
+        if mustExist, !TranscriptStores.isDatabaseURL(location) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory), !isDirectory.boolValue else {
                 throw GraphError(.missingInput, at: location, "no transcript store here; run a pipeline with a transcript-store "
@@ -172,17 +194,18 @@ enum StoreOptions {
             }
         }
         do {
-            return try TranscriptStores.open(location: location, create: create)
+            return try opener(location)
         } catch {
-            if create, case .storeUnavailable = error { throw GraphError(.cannotCreateOutput, at: shown, error.message) }
-            throw Self.error(error, store: shown, opening: true)
+            throw failed(error, TranscriptStores.describe(location: location))
         }
     }
 
-    static func error(_ error: TranscriptsError, store path: String, opening: Bool = false) -> GraphError {
+    /// Exit codes for store errors: 66 no store there, 65 malformed data, 74 anything else (the store cannot be
+    /// read or written: permissions, I/O, a lost connection).
+    static func error(_ error: TranscriptsError, store path: String) -> GraphError {
         switch error {
         case .malformedData: return GraphError(.invalidConfig, at: path, error.message)
-        case .storeUnavailable: return GraphError(opening ? .missingInput : .io, at: path, error.message)
+        case .noStore: return GraphError(.missingInput, at: path, error.message)
         default: return GraphError(.io, at: path, error.message)
         }
     }

@@ -52,10 +52,17 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Starts `audiograph ARGUMENTS` in `directory` and waits for its "serving" line (the process is killed by the
     /// harness's watchdog if it hangs, which ends the wait).
-    static func start(_ arguments: [String], in directory: TempDirectory) async throws -> ServeProcess {
+    /// - Parameter launcher: a command that execs `audiograph` (same process) after setting something up, like
+    ///   `setpriv` to another user; empty: run it directly.
+    static func start(_ arguments: [String], in directory: TempDirectory, launcher: [String] = []) async throws -> ServeProcess {
         let process = Process()
-        process.executableURL = try Harness.binary()
-        process.arguments = arguments
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [try Harness.binary().path] + arguments
+        } else {
+            process.executableURL = try Harness.binary()
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = directory.url
         process.standardInput = FileHandle.nullDevice
         let started = try await Harness.startAnnounced(process, prefix: "audiograph: serving http://",
