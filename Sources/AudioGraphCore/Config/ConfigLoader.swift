@@ -150,8 +150,8 @@ public enum ConfigLoader {
             throw .config(path, "expected an object, got \(value.typeDescription)")
         }
         try rejectUnknownKeys(in: object, allowed: sessionKeys, at: path)
-        settings.id = try decodeString(object["id"], at: path / "id")
-        settings.room = try decodeString(object["room"], at: path / "room")
+        settings.id = try decodeName(object["id"], at: path / "id")
+        settings.room = try decodeName(object["room"], at: path / "room")
         settings.autoStartTranscription = try decodeBool(object["autoStartTranscription"],
                                                          at: path / "autoStartTranscription") ?? false
         settings.captions = try decodeBool(object["captions"], at: path / "captions") ?? false
@@ -164,8 +164,10 @@ public enum ConfigLoader {
             settings.captionLanguage = language
         }
         settings.participants = try decodeStrings(object["participants"], at: path / "participants")
-        for (index, user) in settings.participants.enumerated() where user.isEmpty {
-            throw .config((path / "participants").appending(index: index), "a participant needs a user name")
+        for (index, user) in settings.participants.enumerated() {
+            let at = (path / "participants").appending(index: index)
+            if user.isEmpty { throw .config(at, "a participant needs a user name") }
+            try refuseControlCharacters(user, at: at)
         }
         return settings
     }
@@ -203,6 +205,20 @@ public enum ConfigLoader {
             throw .config(path, "expected a string, got \(value.typeDescription)")
         }
         return string
+    }
+
+    /// A string that names something (a session id, a room) and is shown on terminals and web pages: control
+    /// characters are refused, so none can reach a terminal as an escape sequence.
+    static func decodeName(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> String? {
+        guard let string = try decodeString(value, at: path) else { return nil }
+        try refuseControlCharacters(string, at: path)
+        return string
+    }
+
+    /// Throws a config error at `path` when `string` holds a control character.
+    public static func refuseControlCharacters(_ string: String, at path: JSONPath) throws(GraphError) {
+        guard TerminalText.containsControl(string) else { return }
+        throw .config(path, "\"\(TerminalText.escape(string))\" holds a control character; names may not")
     }
 
     static func decodeBool(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> Bool? {

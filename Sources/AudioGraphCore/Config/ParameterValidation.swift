@@ -27,6 +27,10 @@ public enum ParameterValidation {
             .config(path, "expected \(spec.typeDescription), got \(value.typeDescription)"
                 + (value.stringValue.map { " \"\($0)\"" } ?? ""))
         }
+        if case .number(let n) = value, !n.isFinite || (spec.kind.isInteger && n.rounded() == n && value.intValue == nil) {
+            // 1e999 parses as infinity, 1e300 is integral but no Int holds it: neither is "an integer".
+            throw .config(path, "the number is out of range (too large to represent); expected \(spec.typeDescription)")
+        }
         switch spec.kind {
         case .integer(let range):
             guard let int = value.intValue else { throw mismatch() }
@@ -45,6 +49,11 @@ public enum ParameterValidation {
             guard value.stringValue != nil else { throw mismatch() }
         case .path:
             guard let string = value.stringValue, !string.isEmpty else { throw mismatch() }
+            if string.unicodeScalars.contains("\0") {
+                // A C file API stops at the NUL (or a URL turns it into %00): the file would not be the one named.
+                throw .config(path, "the path contains a NUL character (\"\(TerminalText.escape(string))\"); "
+                    + "file names cannot hold one")
+            }
         case .choice(let options):
             guard let string = value.stringValue else { throw mismatch() }
             guard options.contains(string) else {
@@ -53,5 +62,12 @@ public enum ParameterValidation {
             }
         }
         return value
+    }
+}
+
+private extension ParameterSpec.Kind {
+    var isInteger: Bool {
+        if case .integer = self { return true }
+        return false
     }
 }
