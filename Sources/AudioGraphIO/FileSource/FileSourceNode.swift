@@ -57,8 +57,12 @@ public final class FileSourceNode: SourceNode {
     /// libsndfile first (exact, fast, no priming questions); what it cannot read goes to FFmpeg. When both
     /// fail, the error names `nodes.<id>.path` and says what each said.
     static func openReader(path: String, configuration: NodeConfiguration) throws(GraphError) -> any AudioFileReader {
-        // Before any open: a FIFO with no writer would block the open, a device would never end.
-        try FileKind.requireRegularFile(path, at: configuration.jsonPath("path").description, node: configuration.id)
+        // Before any open: a FIFO with no writer would block the open, a device would never end. (A missing
+        // path or a folder is reported below, as the readers see it.)
+        switch FileKind(path: path) {
+        case .regular, .directory, .missing: break
+        default: try FileKind.requireRegularFile(path, at: configuration.jsonPath("path").description, node: configuration.id)
+        }
         let sndFileError: SoundFileError
         do {
             return try SoundFileReader(path: path)
