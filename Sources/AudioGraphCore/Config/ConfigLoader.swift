@@ -123,7 +123,8 @@ public enum ConfigLoader {
             if let queueValue = parameters["queue"] {
                 guard let frames = queueValue.intValue, NodeSpec.queueRange.contains(frames) else {
                     throw .config(path / "queue", "expected an integer of frames from \(NodeSpec.queueRange.lowerBound) "
-                        + "to \(NodeSpec.queueRange.upperBound), got \(JSONWriter.compact(queueValue))")
+                        + "to \(NodeSpec.queueRange.upperBound), got "
+                        + (queueValue.doubleValue?.isFinite == false ? queueValue.typeDescription : JSONWriter.compact(queueValue)))
                 }
                 queue = frames
                 parameters["queue"] = nil

@@ -15,7 +15,8 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
-        case .number(let n): return n.isFinite && n.rounded() == n ? "an integer" : "a number"
+        case .number(let n) where !n.isFinite: return "a number out of range (too large to represent)"
+        case .number(let n): return n.rounded() == n ? "an integer" : "a number"
         case .string: return "a string"
         case .array: return "an array"
         case .object: return "an object"

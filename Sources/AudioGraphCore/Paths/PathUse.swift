@@ -60,32 +60,45 @@ public struct PathUse: Sendable {
         }
     }
 
-    /// Refuses an output that resolves to the same file as an input, or an exclusive output (`.output`) that
+    /// Two uses of one file that may not share it.
+    public struct Conflict: Sendable {
+        /// The use named first, and the later one the error is reported at.
+        public var earlier: PathUse
+        public var later: PathUse
+        /// Whether both write the file (else one reads it).
+        public var bothWrite: Bool { earlier.role.writes && later.role.writes }
+
+        /// An `invalidConfig` error (exit 65) at the later use, naming both.
+        public var error: GraphError {
+            let what = bothWrite ? "two outputs would write one file" : "an output would overwrite an input"
+            func verb(_ use: PathUse) -> String { use.role.writes ? "writes" : "reads" }
+            return GraphError(.invalidConfig, at: later.location,
+                              "\(verb(later)) \(later.resolved.path), which \(earlier.location) \(verb(earlier)) too: "
+                                + "\(what); give each output a file of its own")
+        }
+    }
+
+    /// The first output that resolves to the same file as an input, or exclusive output (`.output`) that
     /// resolves to the same file as another output: writing it would destroy the input, or two writers would
-    /// mix their bytes. An `invalidConfig` error (exit 65) at the later use, naming both.
-    public static func checkConflicts(_ uses: [PathUse]) throws(GraphError) {
+    /// mix their bytes. Two readers, or two shared outputs, may share a file.
+    public static func firstConflict(_ uses: [PathUse]) -> Conflict? {
         var first: [ResolvedPath: PathUse] = [:]
         for use in uses {
             guard let earlier = first[use.resolved] else {
                 first[use.resolved] = use
                 continue
             }
-            if let conflict = conflict(earlier, use) { throw conflict }
+            switch (earlier.role.writes, use.role.writes) {
+            case (false, false): continue
+            case (true, true) where earlier.role == .sharedOutput && use.role == .sharedOutput: continue
+            default: return Conflict(earlier: earlier, later: use)
+            }
         }
+        return nil
     }
 
-    private static func conflict(_ a: PathUse, _ b: PathUse) -> GraphError? {
-        switch (a.role.writes, b.role.writes) {
-        case (false, false): return nil  // two readers
-        case (true, true) where a.role == .sharedOutput && b.role == .sharedOutput: return nil
-        default: break
-        }
-        let what = !a.role.writes || !b.role.writes
-            ? "an output would overwrite an input" : "two outputs would write one file"
-        func verb(_ use: PathUse) -> String { use.role.writes ? "writes" : "reads" }
-        let samePath = a.resolved.path == b.resolved.path ? "" : " (the same file as \(a.resolved.path))"
-        return GraphError(.invalidConfig, at: b.location,
-                          "\(verb(b)) \(b.resolved.path)\(samePath), which \(a.location) \(verb(a)) too: \(what); "
-                            + "give each output a file of its own")
+    /// Throws `firstConflict(uses)`'s error, if there is one.
+    public static func checkConflicts(_ uses: [PathUse]) throws(GraphError) {
+        if let conflict = firstConflict(uses) { throw conflict.error }
     }
 }

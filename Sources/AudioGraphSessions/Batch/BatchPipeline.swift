@@ -116,12 +116,13 @@ public struct BatchPipeline: Sendable {
                 }
             }
         }
-        do {
-            try PathUse.checkConflicts(uses)
-        } catch {
-            throw GraphError(error.code, at: error.location, error.message + "; a batch runs its pipeline once per file, "
-                + "so a file-writing node with a fixed path is written by every file: remove it from the batch pipeline")
+        guard let conflict = PathUse.firstConflict(uses) else { return }
+        var error = conflict.error
+        if conflict.bothWrite {
+            error.message += "; a batch runs its pipeline once per file, so a file-writing node with a fixed path is "
+                + "written by every file: remove it from the batch pipeline"
         }
+        throw error
     }
 
     /// Checks every node's type and parameters against `registry` without opening any file, so a bad pipeline

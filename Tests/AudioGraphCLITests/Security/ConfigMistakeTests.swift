@@ -21,6 +21,13 @@ struct ConfigMistakeTests {
         let set = try await Harness.audiograph(["validate", "int.json", "--set", "level.intervalMs=250",
                                                 "--set", "src.blockFrames=-1e999"], in: dir)
         expectError(set, exit: 65, at: "nodes.src.blockFrames", mentioning: ["out of range"])
+        for (key, location) in [("\"version\": 1,", "version"), ("\"intervalMs\": 250", "nodes.level.queue")] {
+            let text = Configs.levels().replacingOccurrences(of: key, with: location == "version"
+                ? "\"version\": 1e999," : "\"intervalMs\": 250, \"queue\": 1e999")
+            try dir.write("other.json", text)
+            let other = try await Harness.audiograph(["validate", "other.json"], in: dir)
+            expectError(other, exit: 65, at: location, mentioning: ["out of range"])
+        }
     }
 
     @Test("--dot to a symlink to /dev/full: exit 74 naming the file, the symlink left a symlink")
