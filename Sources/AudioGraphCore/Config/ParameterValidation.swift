@@ -46,14 +46,11 @@ public enum ParameterValidation {
         case .boolean:
             guard value.boolValue != nil else { throw mismatch() }
         case .string:
-            guard value.stringValue != nil else { throw mismatch() }
+            guard let string = value.stringValue else { throw mismatch() }
+            try refuseNUL(string, what: "the value", at: path)  // a string may be a store's path or URL too
         case .path:
             guard let string = value.stringValue, !string.isEmpty else { throw mismatch() }
-            if string.unicodeScalars.contains("\0") {
-                // A C file API stops at the NUL (or a URL turns it into %00): the file would not be the one named.
-                throw .config(path, "the path contains a NUL character (\"\(TerminalText.escape(string))\"); "
-                    + "file names cannot hold one")
-            }
+            try refuseNUL(string, what: "the path", at: path)
         case .choice(let options):
             guard let string = value.stringValue else { throw mismatch() }
             guard options.contains(string) else {
@@ -62,6 +59,14 @@ public enum ParameterValidation {
             }
         }
         return value
+    }
+
+    /// A C API stops at a NUL (and a file URL turns it into `%00`): the file or the name used would not be the
+    /// one the config gives.
+    static func refuseNUL(_ string: String, what: String, at path: JSONPath) throws(GraphError) {
+        guard string.unicodeScalars.contains("\0") else { return }
+        throw .config(path, "\(what) contains a NUL character (\"\(TerminalText.escape(string))\"); "
+            + "file names and C strings cannot hold one")
     }
 }
 

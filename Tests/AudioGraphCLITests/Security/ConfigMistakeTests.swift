@@ -44,7 +44,7 @@ struct ConfigMistakeTests {
         #expect(try dir.read("graph.dot").hasPrefix("digraph audiograph {"))
     }
 
-    @Test("a NUL in an output path is refused at the JSON path (65); no file is made")
+    @Test("a NUL in an output path, or in a store string, is refused at the JSON path (65); no file is made")
     func nulInPath() async throws {
         let dir = try TempDirectory()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
@@ -53,6 +53,15 @@ struct ConfigMistakeTests {
             let result = try await Harness.audiograph([command, "nul.json"], in: dir)
             expectError(result, exit: 65, at: "nodes.out.path", mentioning: ["NUL"])
         }
+        // A store given as a string parameter (a SQLite path or a URL) is a C string too.
+        try dir.write("store.json", """
+            {"version": 1,
+             "nodes": {"src": {"type": "file-source", "path": "in.wav"}, "rs": {"type": "resampler", "sampleRate": 16000, "channels": 1},
+                       "asr": {"type": "recognizer"}, "keep": {"type": "transcript-store", "store": "x\\u0000.sqlite"}},
+             "links": ["src -> rs -> asr -> keep"]}
+            """)
+        let store = try await Harness.audiograph(["validate", "store.json"], in: dir)
+        expectError(store, exit: 65, at: "nodes.keep.store", mentioning: ["NUL"])
         let made = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("x") }
         #expect(made.isEmpty, "\(made)")
     }
