@@ -41,7 +41,7 @@ public struct ParameterSpec: Sendable {
             }
         }
 
-        /// How `typeDescription` shows it: "input file", "output file (shared)".
+        /// How `typeDescription` shows it: "input file", "output file, shared".
         var label: String {
             switch self {
             case .input: return "input file"
