@@ -21,7 +21,9 @@ public enum ConfigLoader {
             throw GraphError(.invalidConfig, at: path, "the config file is not UTF-8 text")
         }
         let base = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
-        return try parse(text, baseDirectory: base, fileName: path, overrides: overrides)
+        var spec = try parse(text, baseDirectory: base, fileName: path, overrides: overrides)
+        spec.configFile = NodeConfiguration.resolve(path, against: FileManager.default.currentDirectoryPath)
+        return spec
     }
 
     /// Parses config text. `fileName` is used in syntax error locations.

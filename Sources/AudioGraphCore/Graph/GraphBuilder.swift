@@ -34,7 +34,7 @@ public struct GraphBuilder {
     public func build(_ spec: GraphSpec) throws(GraphError) -> Graph {
         var pending: [String: Pending] = [:]
         var order: [String] = []
-        var pathUses = PathUse.plugins(of: spec)
+        var pathUses = PathUse.configInputs(of: spec)
         for node in spec.nodes {
             let path = JSONPath.root / "nodes" / node.id
             guard NodeIdentifier.isValid(node.id) else {

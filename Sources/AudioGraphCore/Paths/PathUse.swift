@@ -29,9 +29,10 @@ public struct PathUse: Sendable {
         }
     }
 
-    /// The plugin libraries a config names: inputs too.
-    public static func plugins(of spec: GraphSpec) -> [PathUse] {
-        spec.plugins.enumerated().map { index, path in
+    /// What a config reads besides its nodes' paths: the config file itself, and the plugin libraries it names.
+    public static func configInputs(of spec: GraphSpec) -> [PathUse] {
+        let file = spec.configFile.map { [PathUse(role: .input, path: $0, location: "the config file")] } ?? []
+        return file + spec.plugins.enumerated().map { index, path in
             PathUse(role: .input, path: NodeConfiguration.resolve(path, against: spec.baseDirectory),
                     location: "plugins[\(index)]")
         }

@@ -103,7 +103,7 @@ public struct BatchPipeline: Sendable {
     /// transcript store) is what every run writes to. Call after `validate`; nothing is opened. An
     /// `invalidConfig` error (exit 65) naming the parameter and both files.
     public func checkPaths(of items: [WorkItem], registry: NodeRegistry) throws(GraphError) {
-        var uses: [PathUse] = []
+        var uses = PathUse.configInputs(of: spec)
         for item in items {
             for node in spec(for: item).nodes {
                 guard let entry = registry.entry(for: node.type) else { continue }  // `validate` reports it

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// Issue 14, item 3 — "Output = input destroys the input": an output that resolves to the same file as an
-/// input, or an exclusive output that resolves to another output's file, is a config error (exit 65) naming
-/// both JSON paths, found before anything is opened, so the input is left byte for byte; symlinks and `..`
-/// count. In a batch, an output path the pipeline fixes would be written by every file, and is refused.
+/// input (the config file itself included), or an exclusive output that resolves to another output's file, is
+/// a config error (exit 65) naming both JSON paths, found before anything is opened, so the input is left byte
+/// for byte; symlinks, `..` and hard links count. In a batch, an output path the pipeline fixes would be
+/// written by every file, and is refused.
 @Suite("security: an output never overwrites an input or another output")
 struct OutputPathConflictTests {
     /// A file source and a wav sink, the sink writing `output` (relative to the config).
@@ -40,6 +41,22 @@ struct OutputPathConflictTests {
             expectError(result, exit: 65, at: "nodes.out.path", mentioning: ["nodes.src.path"])
         }
         #expect(try Data(contentsOf: dir.url.appendingPathComponent("rec.wav")) == before)
+    }
+
+    @Test("a caption file written over the config itself is refused (65), the config kept")
+    func outputIsConfig() async throws {
+        let dir = try TempDirectory()
+        try await Harness.makeWAV("in.wav", in: dir, seconds: 0.3)
+        let config = """
+            {"version": 1,
+             "nodes": {"src": {"type": "file-source", "path": "in.wav"}, "rs": {"type": "resampler", "sampleRate": 16000, "channels": 1},
+                       "asr": {"type": "recognizer"}, "cc": {"type": "caption-sink", "format": "json", "path": "self.json"}},
+             "links": ["src -> rs -> asr -> cc"]}
+            """
+        try dir.write("self.json", config)
+        let result = try await Harness.audiograph(["run", "self.json", "--quiet"], in: dir)
+        expectError(result, exit: 65, at: "nodes.cc.path", mentioning: ["the config file"])
+        #expect(try dir.read("self.json") == config)
     }
 
     @Test("two wav sinks with one path, one not yet existing behind a symlinked folder: exit 65 naming both")
