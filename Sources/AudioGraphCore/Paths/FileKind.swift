@@ -41,7 +41,7 @@ public enum FileKind: Sendable, Equatable {
         case .socket: return "a socket"
         case .characterDevice: return "a character device"
         case .blockDevice: return "a block device"
-        case .unknown: return "not something that can be examined"
+        case .unknown: return "something stat cannot examine"
         }
     }
 
@@ -52,6 +52,7 @@ public enum FileKind: Sendable, Equatable {
         switch kind {
         case .regular: return
         case .missing: throw GraphError(.missingInput, at: location, "no such file: \(path)", node: node)
+        case .unknown: throw GraphError(.missingInput, at: location, "cannot read \(path)", node: node)
         default:
             throw GraphError(.missingInput, at: location, "\(path) is \(kind.description), not a regular file; "
                 + "inputs are read from regular files", node: node)
