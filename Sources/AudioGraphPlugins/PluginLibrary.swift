@@ -32,9 +32,11 @@ public final class PluginLibrary: Sendable {
     public static func load(_ path: String) throws(PluginLoadError) -> PluginLibrary {
         let canonical = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         if let library = loaded.withLock({ $0[canonical] }) { return library }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: canonical, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw .missingFile(path)
+        // stat, never open, first: dlopen on a FIFO with no writer would block forever.
+        switch FileKind(path: canonical) {
+        case .regular: break
+        case .missing: throw .missingFile(path)
+        case let kind: throw .notARegularFile(path, kind.description)
         }
         guard let handle = dlopen(canonical, RTLD_NOW | RTLD_LOCAL) else {
             throw .notALibrary(path, dlerror().map { String(cString: $0) } ?? "dlopen failed")
@@ -129,6 +131,8 @@ struct PluginFree: @unchecked Sendable {
 /// Why a plugin was not loaded.
 public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingFile(String)
+    /// A FIFO, a device, a folder: what is not a regular file is never opened.
+    case notARegularFile(String, String)
     case notALibrary(String, String)
     case missingEntryPoint(String)
     case refusedByPlugin(String)
@@ -139,6 +143,7 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .missingFile(let path): return "no such file: \(path)"
+        case .notARegularFile(_, let kind): return "it is \(kind), not a regular file; a plugin is a shared library file"
         case .notALibrary(_, let detail): return "not a loadable shared library: \(detail)"
         case .missingEntryPoint: return "no entry point \(AG_PLUGIN_ENTRY_SYMBOL); is it an audiograph plugin?"
         case .refusedByPlugin: return "the plugin's entry point refused to load (it returned no plugin table)"
@@ -150,9 +155,13 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    /// The exit status: 66 for a missing file, 69 for everything else (the plugin is unusable here).
+    /// The exit status: 66 for a missing file or one that is not a regular file, 69 for everything else (the
+    /// plugin is unusable here).
     public var code: GraphError.Code {
-        if case .missingFile = self { return .missingInput }
+        switch self {
+        case .missingFile, .notARegularFile: return .missingInput
+        default: break
+        }
         return .unavailable
     }
 }

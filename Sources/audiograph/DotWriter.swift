@@ -19,11 +19,29 @@ enum DotWriter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Writes the dot text to `path`, in place (a symlink stays a symlink and its target is written), and
+    /// reports every failure: 73 when the file cannot be opened, 74 when a write or the close fails (a full
+    /// disk, `/dev/full`). The open never blocks (`O_NONBLOCK`: a FIFO with no reader is refused).
     static func write(_ graph: Graph, to path: String) throws(GraphError) {
-        do {
-            try dot(graph).write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            throw GraphError(.cannotCreateOutput, at: path, "cannot write the dot file")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw GraphError(.cannotCreateOutput, at: path, "cannot write the dot file: \(String(cString: strerror(errno)))")
+        }
+        let bytes = Array(dot(graph).utf8)
+        var offset = 0
+        var failure: Int32 = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            offset += written
+        }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        if failure != 0 {
+            throw GraphError(.io, at: path, "writing the dot file failed: \(String(cString: strerror(failure)))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -32,10 +33,14 @@ enum Console {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 }
 
+/// A line (or lines) on stderr. Control characters in `text` (from a config, a file name, a store) are shown
+/// escaped (`TerminalText`), so none reaches the terminal as an escape sequence; line breaks stay.
 func printError(_ text: String) {
-    Console.writeError(text + "\n")
+    Console.writeError(TerminalText.escape(text, keepingNewlines: true) + "\n")
 }
 
+/// A line (or lines) on stdout, control characters escaped as `printError` does. A value that must stay on
+/// one line (a session id in a table) is escaped by its caller with `TerminalText.escape` first.
 func printOut(_ text: String) {
-    Console.writeOut(text + "\n")
+    Console.writeOut(TerminalText.escape(text, keepingNewlines: true) + "\n")
 }

@@ -21,7 +21,9 @@ public enum ConfigLoader {
             throw GraphError(.invalidConfig, at: path, "the config file is not UTF-8 text")
         }
         let base = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
-        return try parse(text, baseDirectory: base, fileName: path, overrides: overrides)
+        var spec = try parse(text, baseDirectory: base, fileName: path, overrides: overrides)
+        spec.configFile = NodeConfiguration.resolve(path, against: FileManager.default.currentDirectoryPath)
+        return spec
     }
 
     /// Parses config text. `fileName` is used in syntax error locations.
@@ -123,7 +125,8 @@ public enum ConfigLoader {
             if let queueValue = parameters["queue"] {
                 guard let frames = queueValue.intValue, NodeSpec.queueRange.contains(frames) else {
                     throw .config(path / "queue", "expected an integer of frames from \(NodeSpec.queueRange.lowerBound) "
-                        + "to \(NodeSpec.queueRange.upperBound), got \(JSONWriter.compact(queueValue))")
+                        + "to \(NodeSpec.queueRange.upperBound), got "
+                        + (queueValue.doubleValue?.isFinite == false ? queueValue.typeDescription : JSONWriter.compact(queueValue)))
                 }
                 queue = frames
                 parameters["queue"] = nil
@@ -150,8 +153,8 @@ public enum ConfigLoader {
             throw .config(path, "expected an object, got \(value.typeDescription)")
         }
         try rejectUnknownKeys(in: object, allowed: sessionKeys, at: path)
-        settings.id = try decodeString(object["id"], at: path / "id")
-        settings.room = try decodeString(object["room"], at: path / "room")
+        settings.id = try decodeName(object["id"], at: path / "id")
+        settings.room = try decodeName(object["room"], at: path / "room")
         settings.autoStartTranscription = try decodeBool(object["autoStartTranscription"],
                                                          at: path / "autoStartTranscription") ?? false
         settings.captions = try decodeBool(object["captions"], at: path / "captions") ?? false
@@ -164,8 +167,10 @@ public enum ConfigLoader {
             settings.captionLanguage = language
         }
         settings.participants = try decodeStrings(object["participants"], at: path / "participants")
-        for (index, user) in settings.participants.enumerated() where user.isEmpty {
-            throw .config((path / "participants").appending(index: index), "a participant needs a user name")
+        for (index, user) in settings.participants.enumerated() {
+            let at = (path / "participants").appending(index: index)
+            if user.isEmpty { throw .config(at, "a participant needs a user name") }
+            try refuseControlCharacters(user, at: at)
         }
         return settings
     }
@@ -225,6 +230,20 @@ public enum ConfigLoader {
             throw .config(path, "expected a string, got \(value.typeDescription)")
         }
         return string
+    }
+
+    /// A string that names something (a session id, a room) and is shown on terminals and web pages: control
+    /// characters are refused, so none can reach a terminal as an escape sequence.
+    static func decodeName(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> String? {
+        guard let string = try decodeString(value, at: path) else { return nil }
+        try refuseControlCharacters(string, at: path)
+        return string
+    }
+
+    /// Throws a config error at `path` when `string` holds a control character.
+    public static func refuseControlCharacters(_ string: String, at path: JSONPath) throws(GraphError) {
+        guard TerminalText.containsControl(string) else { return }
+        throw .config(path, "\"\(TerminalText.escape(string))\" holds a control character; names may not")
     }
 
     static func decodeBool(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> Bool? {

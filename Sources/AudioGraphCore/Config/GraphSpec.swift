@@ -17,6 +17,9 @@ public struct GraphSpec: Sendable {
     public var baseDirectory: String
     /// The `serve` block: serve the HTTP API while the graph runs (nil: no server).
     public var serve: ServeSettings?
+    /// The config file the spec was read from (`ConfigLoader.load`), so no output may overwrite it; nil for a
+    /// spec parsed from text or made in code.
+    public var configFile: String?
 
     public static let currentVersion = 1
 

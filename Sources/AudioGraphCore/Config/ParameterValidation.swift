@@ -27,6 +27,10 @@ public enum ParameterValidation {
             .config(path, "expected \(spec.typeDescription), got \(value.typeDescription)"
                 + (value.stringValue.map { " \"\($0)\"" } ?? ""))
         }
+        if case .number(let n) = value, !n.isFinite || (spec.kind.isInteger && n.rounded() == n && value.intValue == nil) {
+            // 1e999 parses as infinity, 1e300 is integral but no Int holds it: neither is "an integer".
+            throw .config(path, "the number is out of range (too large to represent); expected \(spec.typeDescription)")
+        }
         switch spec.kind {
         case .integer(let range):
             guard let int = value.intValue else { throw mismatch() }
@@ -42,9 +46,11 @@ public enum ParameterValidation {
         case .boolean:
             guard value.boolValue != nil else { throw mismatch() }
         case .string:
-            guard value.stringValue != nil else { throw mismatch() }
+            guard let string = value.stringValue else { throw mismatch() }
+            try refuseNUL(string, what: "the value", at: path)  // a string may be a store's path or URL too
         case .path:
             guard let string = value.stringValue, !string.isEmpty else { throw mismatch() }
+            try refuseNUL(string, what: "the path", at: path)
         case .choice(let options):
             guard let string = value.stringValue else { throw mismatch() }
             guard options.contains(string) else {
@@ -53,5 +59,20 @@ public enum ParameterValidation {
             }
         }
         return value
+    }
+
+    /// A C API stops at a NUL (and a file URL turns it into `%00`): the file or the name used would not be the
+    /// one the config gives.
+    static func refuseNUL(_ string: String, what: String, at path: JSONPath) throws(GraphError) {
+        guard string.unicodeScalars.contains("\0") else { return }
+        throw .config(path, "\(what) contains a NUL character (\"\(TerminalText.escape(string))\"); "
+            + "file names and C strings cannot hold one")
+    }
+}
+
+private extension ParameterSpec.Kind {
+    var isInteger: Bool {
+        if case .integer = self { return true }
+        return false
     }
 }

@@ -34,6 +34,7 @@ public struct GraphBuilder {
     public func build(_ spec: GraphSpec) throws(GraphError) -> Graph {
         var pending: [String: Pending] = [:]
         var order: [String] = []
+        var pathUses = PathUse.configInputs(of: spec)
         for node in spec.nodes {
             let path = JSONPath.root / "nodes" / node.id
             guard NodeIdentifier.isValid(node.id) else {
@@ -48,13 +49,17 @@ public struct GraphBuilder {
                 throw .config(path / "queue", "a source has no input to queue; give \"queue\" to the node it feeds")
             }
             let values = try ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)
-            try checkInputPaths(values, entry.descriptor, spec.baseDirectory, path)
+            let uses = PathUse.uses(of: values, entry.descriptor, baseDirectory: spec.baseDirectory, at: path)
+            try PathUse.checkInputs(uses)
+            pathUses += uses
             let configuration = NodeConfiguration(id: node.id, type: node.type, values: values,
                                                   baseDirectory: spec.baseDirectory, session: spec.session)
             pending[node.id] = Pending(spec: node, entry: entry, configuration: configuration)
             order.append(node.id)
         }
         if order.isEmpty { throw .config(.root / "nodes", "the graph has no nodes") }
+        // Before any node opens a file: no output may be an input, nor one output another's file.
+        try PathUse.checkConflicts(pathUses)
 
         var links = try resolveLinks(spec.links, pending)
         try checkConnected(order, pending, links)
@@ -201,21 +206,6 @@ public struct GraphBuilder {
             return graphError
         }
         return GraphError(code, at: "node \(node.id)", "\(error)", node: node.id)
-    }
-
-    private func checkInputPaths(_ values: JSONObject, _ descriptor: NodeDescriptor, _ base: String,
-                                 _ path: JSONPath) throws(GraphError) {
-        for spec in descriptor.parameters where spec.kind == .path(.input) {
-            guard let raw = values[spec.name]?.stringValue else { continue }
-            let resolved = NodeConfiguration.resolve(raw, against: base)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory) else {
-                throw GraphError(.missingInput, at: (path / spec.name).description, "no such file: \(resolved)")
-            }
-            guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: resolved) else {
-                throw GraphError(.missingInput, at: (path / spec.name).description, "cannot read \(resolved)")
-            }
-        }
     }
 
     private func resolveLinks(_ specs: [LinkSpec], _ nodes: [String: Pending]) throws(GraphError) -> [ResolvedLink] {

@@ -15,6 +15,7 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
+        case .number(let n) where !n.isFinite: return "a number out of range (too large to represent)"
         case .number(let n): return n.rounded() == n ? "an integer" : "a number"
         case .string: return "a string"
         case .array: return "an array"

@@ -12,11 +12,44 @@ public struct ParameterSpec: Sendable {
         case path(PathRole)
     }
 
-    public enum PathRole: Sendable, Equatable {
-        /// Read: it must exist when the graph is built (else exit 66).
+    /// What a node does with a path parameter. The graph builder checks paths by role before any node opens a
+    /// file: an input must be there (exit 66) and be a regular file (a folder for `inputFolder`), so a FIFO or a
+    /// device is refused rather than blocking; an output may not resolve to the same file as any input, nor an
+    /// exclusive output to another output (exit 65, naming both JSON paths).
+    public enum PathRole: Sendable, Equatable, CaseIterable {
+        /// Read: a regular file that must exist when the graph is built.
         case input
-        /// Written: created when the graph starts (failure: exit 73).
+        /// Read: a folder that must exist when the graph is built (a model folder).
+        case inputFolder
+        /// Written by this node alone: created when the graph starts (failure: exit 73). No other path of the
+        /// config, and in a batch no other file's run, may name the same file.
         case output
+        /// Written in place by many writers at once, like a database: other nodes and other batch files may name
+        /// it too, but no input may.
+        case sharedOutput
+
+        /// Whether the node writes the path.
+        public var writes: Bool { self == .output || self == .sharedOutput }
+
+        /// The role's name in the plugin wire format and in schemas.
+        public var name: String {
+            switch self {
+            case .input: return "input"
+            case .inputFolder: return "input-folder"
+            case .output: return "output"
+            case .sharedOutput: return "shared-output"
+            }
+        }
+
+        /// How `typeDescription` shows it: "input file", "output file, shared".
+        var label: String {
+            switch self {
+            case .input: return "input file"
+            case .inputFolder: return "input folder"
+            case .output: return "output file"
+            case .sharedOutput: return "output file, shared"
+            }
+        }
     }
 
     public var name: String
@@ -45,7 +78,7 @@ public struct ParameterSpec: Sendable {
         case .boolean: return "boolean"
         case .string: return "string"
         case .choice(let options): return "one of " + options.joined(separator: "|")
-        case .path(let role): return role == .input ? "path (input file)" : "path (output file)"
+        case .path(let role): return "path (\(role.label))"
         }
     }
 }

@@ -73,7 +73,7 @@ public enum WireFormat {
             object["options"] = .array(options.map { .string($0) })
         case .path(let role):
             object["kind"] = "path"
-            object["role"] = .string(role == .input ? "input" : "output")
+            object["role"] = .string(role.name)
         }
         if let value = parameter.defaultValue { object["default"] = value }
         return .object(object)
@@ -92,7 +92,13 @@ public enum WireFormat {
         case "boolean": kind = .boolean
         case "string": kind = .string
         case "choice": kind = .choice(try object.wireStrings("options"))
-        case "path": kind = .path(try object.wireString("role") == "output" ? .output : .input)
+        case "path":
+            let role = try object.wireString("role")
+            guard let known = ParameterSpec.PathRole.allCases.first(where: { $0.name == role }) else {
+                throw WireFormatError("parameter \(name): unknown path role \"\(role)\"; roles: "
+                    + ParameterSpec.PathRole.allCases.map(\.name).joined(separator: ", "))
+            }
+            kind = .path(known)
         case let other: throw WireFormatError("parameter \(name): unknown kind \"\(other)\"")
         }
         return ParameterSpec(name, kind, default: object["default"], required: object["required"]?.boolValue ?? false,

@@ -236,7 +236,7 @@ public final class FFmpegAudioReader {
             } else if rc == FFmpeg.again, !demuxerFinished {
                 try sendNextPacket()
             } else {
-                throw FFmpegError(kind: .io, path: path, message: "cannot decode \(path): \(FFmpeg.errorText(rc))",
+                throw FFmpegError(kind: .corrupt, path: path, message: "cannot decode \(path): \(FFmpeg.errorText(rc))",
                                   code: rc)
             }
         }
@@ -254,7 +254,7 @@ public final class FFmpegAudioReader {
                 return
             }
             guard rc >= 0 else {
-                throw FFmpegError(kind: .io, path: path, message: "cannot read \(path): \(FFmpeg.errorText(rc))",
+                throw FFmpegError(kind: FFmpeg.readFailureKind(rc), path: path, message: "cannot read \(path): \(FFmpeg.errorText(rc))",
                                   code: rc)
             }
             defer { av_packet_unref(packet) }
@@ -263,7 +263,7 @@ public final class FFmpegAudioReader {
             // A corrupt packet is skipped, as ffmpeg does; the stream goes on.
             if rc == audiograph_averror_invaliddata() { continue }
             guard rc >= 0 || rc == FFmpeg.again else {
-                throw FFmpegError(kind: .io, path: path, message: "cannot decode \(path): \(FFmpeg.errorText(rc))",
+                throw FFmpegError(kind: .corrupt, path: path, message: "cannot decode \(path): \(FFmpeg.errorText(rc))",
                                   code: rc)
             }
             return

@@ -17,6 +17,8 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
         case cannotCreate
         /// Reading, decoding, encoding or writing failed after the file was opened (disk full).
         case io
+        /// The file opened, but its data is not valid for its format (a corrupt or truncated file).
+        case corrupt
     }
 
     public let kind: Kind
@@ -49,6 +51,15 @@ enum FFmpeg {
             guard av_strerror(code, buffer.baseAddress, buffer.count) == 0 else { return "FFmpeg error \(code)" }
             return String(cString: buffer.baseAddress!)
         }
+    }
+
+    /// What a failed read (`av_read_frame`) is: `AVERROR(errno)` is the system failing (`.io`, exit 74) —
+    /// except `EINVAL` and `EPERM` (-1, what code that returns a bare -1 gives), which demuxers return for data
+    /// they cannot parse; FFmpeg's own codes (`AVERROR_INVALIDDATA`, …) are the file's data being wrong
+    /// (`.corrupt`, exit 65). A decoder does no I/O: every decode failure is `.corrupt`.
+    static func readFailureKind(_ code: Int32) -> FFmpegError.Kind {
+        let isErrno = code < 0 && code > -4096
+        return isErrno && code != -EINVAL && code != -EPERM ? .io : .corrupt
     }
 
     /// FFmpeg logs to stderr on its own (warnings such as "Too many bits per frame requested"). audiograph

@@ -57,6 +57,12 @@ public final class FileSourceNode: SourceNode {
     /// libsndfile first (exact, fast, no priming questions); what it cannot read goes to FFmpeg. When both
     /// fail, the error names `nodes.<id>.path` and says what each said.
     static func openReader(path: String, configuration: NodeConfiguration) throws(GraphError) -> any AudioFileReader {
+        // Before any open: a FIFO with no writer would block the open, a device would never end. (A missing
+        // path or a folder is reported below, as the readers see it.)
+        switch FileKind(path: path) {
+        case .regular, .directory, .missing: break
+        default: try FileKind.requireRegularFile(path, at: configuration.jsonPath("path").description, node: configuration.id)
+        }
         let sndFileError: SoundFileError
         do {
             return try SoundFileReader(path: path)
@@ -107,7 +113,9 @@ public final class FileSourceNode: SourceNode {
                 try reader.read(into: buffer, maxFrames: blockFrames)
             }
         } catch {
-            throw GraphError(.io, at: reader.path, "\(error)", node: context.nodeID)
+            // Bad data is a bad input (65) in every format; only the system failing is an I/O error (74).
+            let corrupt = (error as? SoundFileError)?.kind == .corrupt || (error as? FFmpegError)?.kind == .corrupt
+            throw GraphError(corrupt ? .invalidConfig : .io, at: reader.path, "\(error)", node: context.nodeID)
         }
         if frames == 0 { return .finished }
         if realtime { pace(context) }

@@ -13,8 +13,10 @@ public struct SoundFileError: Error, CustomStringConvertible, Sendable {
         case unsupportedFormat
         /// A writer could not create the file (missing directory, permission).
         case cannotCreate
-        /// Reading or writing failed after the file was opened.
+        /// Reading or writing failed after the file was opened (the system said so: a disk error, a full disk).
         case io
+        /// The file opened, but its data is not valid for its format (a corrupt or truncated file).
+        case corrupt
     }
 
     public let kind: Kind

@@ -75,7 +75,8 @@ public final class SoundFileReader {
         if got <= 0 {
             let code = sf_error(handle)
             if code != 0 {
-                throw SoundFileError(kind: .io, path: path,
+                // Only SF_ERR_SYSTEM is the system failing; any other code is libsndfile rejecting the data.
+                throw SoundFileError(kind: code == Int32(SF_ERR_SYSTEM) ? .io : .corrupt, path: path,
                                      message: "cannot read \(path): \(sndFileCleanMessage(sf_strerror(handle)))")
             }
             return 0

@@ -90,6 +90,10 @@ public enum BatchManifest {
         guard let string = value.stringValue, !string.isEmpty else {
             throw GraphError(.invalidConfig, at: at, "\"\(key)\": expected a non-empty string, got \(value.typeDescription)")
         }
+        guard !TerminalText.containsControl(string) else {
+            throw GraphError(.invalidConfig, at: at, "\"\(key)\": \"\(TerminalText.escape(string))\" holds a control "
+                + "character; paths, sessions and rooms may not")
+        }
         return string
     }
 }

@@ -96,6 +96,35 @@ public struct BatchPipeline: Sendable {
         return spec
     }
 
+    /// Refuses a batch whose files' runs would write one file, or overwrite a file another run reads. Every run
+    /// writes the pipeline's outputs, so an output path the config fixes (a `wav-sink`'s `path`) would be
+    /// written by each file in turn, or by several at once: an exclusive output (`PathRole.output`) must resolve
+    /// to a different file for each, and no output may be one of the files read. A shared output (the
+    /// transcript store) is what every run writes to. Call after `validate`; nothing is opened. An
+    /// `invalidConfig` error (exit 65) naming the parameter and both files.
+    public func checkPaths(of items: [WorkItem], registry: NodeRegistry) throws(GraphError) {
+        var uses = PathUse.configInputs(of: spec)
+        for item in items {
+            for node in spec(for: item).nodes {
+                guard let entry = registry.entry(for: node.type) else { continue }  // `validate` reports it
+                let path = JSONPath.root / "nodes" / node.id
+                let values = (try? ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)) ?? [:]
+                uses += PathUse.uses(of: values, entry.descriptor, baseDirectory: spec.baseDirectory, at: path).map { use in
+                    var use = use
+                    use.location = "\(configPath): \(use.location) (running \(item.path))"
+                    return use
+                }
+            }
+        }
+        guard let conflict = PathUse.firstConflict(uses) else { return }
+        var error = conflict.error
+        if conflict.bothWrite {
+            error.message += "; a batch runs its pipeline once per file, so a file-writing node with a fixed path is "
+                + "written by every file: remove it from the batch pipeline"
+        }
+        throw error
+    }
+
     /// Checks every node's type and parameters against `registry` without opening any file, so a bad pipeline
     /// is one error (exit 65, naming the config) before any file runs.
     public func validate(registry: NodeRegistry, samplePath: String = "input.wav") throws(GraphError) {

@@ -67,8 +67,10 @@ public final class LiveCaptionRenderer {
             + text(of: update)
     }
 
+    /// The text shown: control characters escaped (`TerminalText`), so an engine's text cannot move the cursor
+    /// or start an escape sequence.
     static func text(of update: TranscriptUpdate) -> String {
-        update.text.isEmpty ? update.words.map(\.word).joined(separator: " ") : update.text
+        TerminalText.escape(update.text.isEmpty ? update.words.map(\.word).joined(separator: " ") : update.text)
     }
 
     private func revise(_ update: TranscriptUpdate) {

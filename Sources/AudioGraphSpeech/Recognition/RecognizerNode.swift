@@ -36,7 +36,7 @@ public final class RecognizerNode: AudioNode {
                           doc: "With no VAD upstream: silence that ends an utterance."),
             ParameterSpec("maxUtteranceSeconds", .number(range: 1...600), default: 30,
                           doc: "An utterance longer than this is cut (a final is emitted) and a new one begins."),
-            ParameterSpec("hmm", .path(.input), doc: "pocketsphinx: acoustic model folder (default: Debian's en-US)."),
+            ParameterSpec("hmm", .path(.inputFolder), doc: "pocketsphinx: acoustic model folder (default: Debian's en-US)."),
             ParameterSpec("lm", .path(.input), doc: "pocketsphinx: language model (default: Debian's en-us.lm.bin)."),
             ParameterSpec("dict", .path(.input), doc: "pocketsphinx: pronunciation dictionary (default: cmudict-en-us.dict)."),
             ParameterSpec("keyphrase", .string, doc: "pocketsphinx: spot this phrase instead of full recognition."),

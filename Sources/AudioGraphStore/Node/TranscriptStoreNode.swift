@@ -35,7 +35,7 @@ public final class TranscriptStoreNode: AudioNode {
             + "transcript. Each final is written as it arrives, so a crash loses at most the utterance in progress.",
         category: .sink,
         parameters: [
-            ParameterSpec("path", .path(.output),
+            ParameterSpec("path", .path(.sharedOutput),
                           doc: "The SQLite store; created with its folder when missing. Default: "
                             + "$XDG_DATA_HOME/audiograph/transcripts.sqlite, else ~/.local/share/audiograph/transcripts.sqlite. "
                             + "Transcript JSON files go in transcripts/ beside it. Give path or store, not both."),

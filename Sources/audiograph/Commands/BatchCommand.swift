@@ -81,7 +81,7 @@ struct BatchCommand: Command {
 
         let items = try BatchManifest.load(path: manifestPath)
         let runner = try BatchOptions.runner(config: config, args: args, store: store, registry: registry,
-                                             firstPath: items[0].path)
+                                             firstPath: items[0].path, items: items)
         guard let store else {
             let metrics = try metricsAddress.map { address throws(GraphError) in
                 try BatchMetrics.start(address, control: runner.control, jobs: jobs)
@@ -228,20 +228,24 @@ enum BatchOptions {
         return options
     }
 
-    /// Loads and checks the pipeline (its plugins, node types and parameters) and makes the runner.
+    /// Loads and checks the pipeline (its plugins, node types and parameters, and with `items` the files their
+    /// runs would write: `BatchPipeline.checkPaths`) and makes the runner.
     static func runner(config: String, args: Arguments, store: String?, registry: NodeRegistry,
-                       firstPath: String, control: BatchControl = BatchControl()) throws(GraphError) -> BatchRunner {
+                       firstPath: String, items: [WorkItem] = [],
+                       control: BatchControl = BatchControl()) throws(GraphError) -> BatchRunner {
         let pipeline = try BatchPipeline(configPath: config, overrides: args.values("--set"), store: store)
         return try runner(pipeline: pipeline, args: args, store: store, registry: registry, firstPath: firstPath,
-                          control: control)
+                          items: items, control: control)
     }
 
-    /// Checks a loaded pipeline (its plugins, node types and parameters) and makes the runner.
+    /// Checks a loaded pipeline (its plugins, node types and parameters, and the files `items` would write) and
+    /// makes the runner.
     static func runner(pipeline: BatchPipeline, args: Arguments, store: String?, registry: NodeRegistry,
-                       firstPath: String, control: BatchControl) throws(GraphError) -> BatchRunner {
+                       firstPath: String, items: [WorkItem] = [], control: BatchControl) throws(GraphError) -> BatchRunner {
         var registry = registry
         try Plugins.prepare(pipeline.spec, registry: &registry, warn: { printError("audiograph: warning: \($0)") })
         try pipeline.validate(registry: registry, samplePath: firstPath)
+        try pipeline.checkPaths(of: items, registry: registry)
         if store != nil, pipeline.storeNodes.isEmpty, !args.flag("--quiet") {
             printError("audiograph: note: the pipeline has no transcript-store node; --store only holds the queue")
         }

@@ -47,13 +47,13 @@ struct CallsCommand: Command {
                 + (paging.page > 1 && !paging.all ? " on page \(paging.page)" : ""))
             return 0
         }
-        let width = max(7, calls.map(\.mid.count).max() ?? 0)
+        let width = max(7, calls.map { TerminalText.escape($0.mid).count }.max() ?? 0)
         printOut(["SESSION".padding(toLength: width, withPad: " ", startingAt: 0), "START               ",
                   "END                 ", "TRANSCRIBED", "ROOM"].joined(separator: "  "))
         for call in calls {
-            printOut([call.mid.padding(toLength: width, withPad: " ", startingAt: 0), StoreOptions.date(call.startTime),
+            printOut([TerminalText.escape(call.mid).padding(toLength: width, withPad: " ", startingAt: 0), StoreOptions.date(call.startTime),
                       StoreOptions.date(call.endTime), (call.hasTranscriptions ? "yes" : "no").padding(toLength: 11, withPad: " ", startingAt: 0),
-                      call.roomName].joined(separator: "  "))
+                      TerminalText.escape(call.roomName)].joined(separator: "  "))
             for transcript in call.transcripts {
                 printOut("    \(transcript.tid)  \(StoreOptions.date(transcript.startTime))\(StoreOptions.date(transcript.endTime))")
             }

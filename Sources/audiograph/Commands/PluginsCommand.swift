@@ -15,7 +15,8 @@ struct PluginsCommand: Command {
 
         Plugin ABI: \(PluginLibrary.abiVersion). See docs/plugins.md.
 
-        Exit codes: 0 every plugin loaded, 66 a plugin file is missing, 69 a plugin was refused, 65 a bad CONFIG.
+        Exit codes: 0 every plugin loaded, 66 a plugin file is missing or is not a regular file (a FIFO is
+        never opened), 69 a plugin was refused, 65 a bad CONFIG.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {

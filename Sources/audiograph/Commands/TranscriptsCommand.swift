@@ -71,7 +71,7 @@ struct TranscriptsCommand: Command {
                       "END                 ", "ROOM"].joined(separator: "  "))
             for record in records {
                 printOut([record.tid.padding(toLength: width, withPad: " ", startingAt: 0),
-                          StoreOptions.date(record.startTime), StoreOptions.date(record.endTime), record.roomName]
+                          StoreOptions.date(record.startTime), StoreOptions.date(record.endTime), TerminalText.escape(record.roomName)]
                     .joined(separator: "  "))
             }
         }
@@ -100,7 +100,7 @@ struct TranscriptsCommand: Command {
             printOut(StoreOptions.json(detail))
         } else {
             for utterance in detail.utterances {
-                printOut("[\(clock(utterance.start)) → \(clock(utterance.end))] \(utterance.text)")
+                printOut("[\(clock(utterance.start)) → \(clock(utterance.end))] \(TerminalText.escape(utterance.text))")
             }
         }
         return 0

@@ -163,7 +163,8 @@ struct BatchCommandTests {
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func workerWithoutPipeline() async throws {
         let dir = try TempDirectory()
-        let names = try await BatchFixtures.makeCalls(2, in: dir)
+        // One file: the pipeline's wav-sink has a fixed path, which a batch of several files refuses.
+        let names = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         // The config in a folder of its own, with a relative output path: resolved against the config's folder.
         try FileManager.default.createDirectory(atPath: dir.path("cfg"), withIntermediateDirectories: true)
@@ -185,9 +186,9 @@ struct BatchCommandTests {
         #expect(worker.status == 0, "\(worker)")
         let status = try BatchFixtures.json(try await Harness.audiograph(["batch", "status", "--store", "q.sqlite", "--json"],
                                                                         in: dir).stdout)
-        #expect(status["done"] as? Int == 2 && status["failed"] as? Int == 0, "\(status)")
+        #expect(status["done"] as? Int == 1 && status["failed"] as? Int == 0, "\(status)")
         let stored = try BatchFixtures.storeCounts(dir.path("q.sqlite"))
-        #expect(stored.count == 2 && stored.values.allSatisfy { $0.sessions == 1 && $0.transcripts == 1 }, "\(stored)")
+        #expect(stored.count == 1 && stored.values.allSatisfy { $0.sessions == 1 && $0.transcripts == 1 }, "\(stored)")
         #expect(dir.exists("cfg/copy.wav") && !elsewhere.exists("copy.wav"))
     }
 
