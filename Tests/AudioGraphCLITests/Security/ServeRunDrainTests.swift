@@ -49,22 +49,45 @@ struct ServeRunDrainTests {
         return (utterances, endTimes)
     }
 
-    @Test("SIGINT or SIGTERM mid-run: a playable m4a, every final in the WebVTT and the store, the session's end time, exit 0",
+    /// The segment of a partial caption whose final has not been shown, if any.
+    static func openSegment(_ events: [ServeSSEEvent]) -> Int? {
+        var partial: Int?
+        for case let object? in events.map(\.object) where object["segment"] is Int {
+            let segment = object["segment"] as? Int
+            if object["type"] as? String == "final" { partial = partial == segment ? nil : partial }
+            if object["type"] as? String == "partial" { partial = segment }
+        }
+        return partial
+    }
+
+    @Test("SIGINT or SIGTERM mid-utterance: a playable m4a, the open utterance's final shown, stored and in the WebVTT, the session's end time, exit 0",
           arguments: [SIGINT, SIGTERM])
     func signalFinalizesTheRun(_ signalNumber: Int32) async throws {
         let dir = try TempDirectory()
-        try await ServeSpeech.make(in: dir)
+        // The whole bundled call (24 s of speech), 16 kHz mono.
+        let made = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                         ["sox", BatchFixtures.callFLAC, "-r", "16000", "-c", "1", "speech.wav"], in: dir)
+        #expect(made.status == 0, "\(made)")
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try dir.write("live.json", Self.config(session: "drained"))
         let server = try await ServeProcess.start(fixture.serveArguments + ["--run", "live.json"], in: dir)
         let exit: ServeExit
+        let events: [ServeSSEEvent]
+        let open: Int?
         do {
-            // Under way: a first final is stored (the speech runs for longer than that).
-            let captioned = try await Harness.waitUntil {
-                !((try? Self.stored("drained", in: fixture.storePath).utterances) ?? []).isEmpty
+            // Mid-utterance: a first final shown, and a later utterance's partial with no final yet.
+            let stream = try await ServeEventStream(port: server.port, path: "/v1/sessions/drained/captions",
+                                                    token: fixture.aliceToken)
+            defer { stream.disconnect() }
+            let speaking = await stream.waitForEvents(timeout: 60) { events in
+                events.contains { $0.object?["type"] as? String == "final" } && Self.openSegment(events) != nil
             }
-            #expect(captioned, "no final was stored")
+            open = Self.openSegment(stream.events)
+            #expect(speaking, "no utterance in progress\n\(stream.current?.reply.text ?? "")")
             if signalNumber == SIGINT { server.interrupt() } else { server.terminate() }
+            let ended = await stream.waitForEnd()
+            events = stream.events
+            #expect(ended && events.last?.event == "end", "viewers get end: \(events)")
             exit = try await server.waitForExit()
         } catch {
             _ = try? await server.stop()
@@ -72,18 +95,21 @@ struct ServeRunDrainTests {
         }
         #expect(exit.isClean, "serve exits 0 once its pipelines are finalized: \(exit)")
 
-        let probe = try await AACInterruptTests.probe("out/recording.m4a", in: dir)
-        #expect((probe?.duration ?? 0) > 0, "ffprobe reads the m4a (it has its moov atom): \(String(describing: probe))")
+        // The utterance open at the signal got its final before `end`.
+        let finals = events.compactMap(\.object).filter { $0["type"] as? String == "final" }
+        #expect(finals.contains { $0["segment"] as? Int == open }, "the open segment \(String(describing: open)) got its final: \(events)")
+        let shown = finals.compactMap { $0["text"] as? String }.filter { !$0.allSatisfy(\.isWhitespace) }
+        let stored = try Self.stored("drained", in: fixture.storePath)
+        #expect(Array(stored.utterances.suffix(shown.count)) == shown, "the finals shown are stored: \(stored.utterances) \(shown)")
         let vtt = try dir.read("out/captions.vtt")
         let cues = vtt.split(separator: "\n").filter { $0.contains(" --> ") }
-        let stored = try Self.stored("drained", in: fixture.storePath)
         #expect(vtt.hasPrefix("WEBVTT") && !cues.isEmpty, "the WebVTT has cues:\n\(vtt)")
-        #expect(!stored.utterances.isEmpty)
-        for text in stored.utterances {
-            #expect(vtt.contains(text.split(separator: " ").first.map(String.init) ?? text),
-                    "every stored final is a cue too: \"\(text)\" in\n\(vtt)")
+        if let last = shown.last?.split(separator: " ").last {
+            #expect(vtt.contains(last), "the last final is a cue: \"\(last)\" in\n\(vtt)")
         }
         #expect(stored.endTimes.count == 1 && stored.endTimes.allSatisfy { $0 > 0 },
                 "the stored session has its end time: \(stored.endTimes)")
+        let probe = try await AACInterruptTests.probe("out/recording.m4a", in: dir)
+        #expect((probe?.duration ?? 0) > 0, "ffprobe reads the m4a (it has its moov atom): \(String(describing: probe))")
     }
 }

@@ -20,7 +20,13 @@ struct WorkerTakeoverTests {
     func lastWorkerTakesOver(_ backend: String) async throws {
         let dir = try TempDirectory()
         let store = try SecurityStore(backend, in: dir)
-        let names = try await BatchFixtures.makeCalls(2, in: dir)
+        // The first worker's file: 4 s; the second's: 1 s, so the live worker is out of claimable files long
+        // before the dead worker's lease runs out, however slow the machine.
+        let long = try await BatchFixtures.makeCalls(1, in: dir)[0]
+        let trimmed = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", long, "short.wav", "trim", "0", "1"],
+                                            in: dir)
+        #expect(trimmed.status == 0, "\(trimmed)")
+        let names = [long, "short.wav"]
         let sessions = names.map { "takeover-" + $0.dropLast(4) }
         try dir.write("m.jsonl", zip(names, sessions).map { "{\"path\": \"\($0)\", \"session\": \"\($1)\"}" }
             .joined(separator: "\n") + "\n")
@@ -28,9 +34,8 @@ struct WorkerTakeoverTests {
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store.location,
                                                      "--enqueue-only"], in: dir)
         #expect(enqueued.status == 0, "\(enqueued)")
-        // Each worker reads its 4-second file in real time. The lease (8 s) outlasts the live worker's own file,
-        // so it runs out of claimable files while the dead worker's lease still holds.
-        let worker = ["worker", "--store", store.location, "--set", "src.realtime=true", "--lease-seconds", "8",
+        // Each worker reads its file in real time; the lease (20 s) far outlasts the live worker's own file.
+        let worker = ["worker", "--store", store.location, "--set", "src.realtime=true", "--lease-seconds", "20",
                       "--jobs", "1"]
         let doomed = try BatchFixtures.Background(worker, in: dir)
         #expect(try await BatchFixtures.waitForStatus(in: dir, store: store.location) { $0["running"] as? Int == 1 },
