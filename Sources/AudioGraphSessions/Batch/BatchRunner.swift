@@ -236,8 +236,8 @@ public final class BatchRunner: Sendable {
 
     /// Claims items from `queue` and runs them, `options.jobs` at once, until every item is done or failed
     /// (or, with `wait`, until `control.stop()`): while items are leased by other workers it polls, so an item
-    /// whose worker died is run here once its lease expires. While a file runs, a timer extends its lease every `lease / 3` seconds;
-    /// when the claim turns out to be someone else's, the run is stopped. A file that ran to its end is
+    /// whose worker died is run here once its lease expires. While a file runs, a timer extends its lease
+    /// every `lease / 3` seconds; when the claim turns out to be someone else's, the run is stopped. A file that ran to its end is
     /// `complete`d; one that failed or was interrupted is `fail`ed (queued again while attempts remain).
     public func work(queue: any WorkQueue, options: WorkerOptions,
                      onStart: @escaping @Sendable (WorkClaim) -> Void = { _ in },
