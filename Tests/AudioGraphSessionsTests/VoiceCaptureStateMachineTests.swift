@@ -60,9 +60,10 @@ import Testing
 
     @Test func errorCodesAreStable() {
         let codes = [VoiceCaptureError.microphoneUnavailable(""), .microphonePermissionDenied(""), .recognizerUnavailable(""),
-                     .emptyTranscript, .recordingFailed(""), .transcriptionFailed(""), .cancelled,
+                     .emptyTranscript, .recordingFailed(""), .cannotKeepRecording(""), .transcriptionFailed(""), .cancelled,
                      .invalidState(operation: "x", state: .idle)].map(\.code)
         #expect(codes == ["microphone_unavailable", "microphone_permission_denied", "recognizer_unavailable",
-                          "empty_transcript", "recording_failed", "transcription_failed", "cancelled", "invalid_state"])
+                          "empty_transcript", "recording_failed", "cannot_keep_recording", "transcription_failed",
+                          "cancelled", "invalid_state"])
     }
 }

@@ -92,7 +92,7 @@ private final class UnopenedStore: TranscriptStore, AccessTokenStore, WorkQueue 
     }
     func finishTranscript(_ transcript: Int64, endTime: Int64) throws(TranscriptsError) { throw .storeNotOpened }
     func endSession(_ session: Int64, endTime: Int64) throws(TranscriptsError) { throw .storeNotOpened }
-    func removeSession(sessionID: String) throws(TranscriptsError) -> Int { throw .storeNotOpened }
+    func removeSessions(workItem: String) throws(TranscriptsError) -> Int { throw .storeNotOpened }
     func transcripts(sessionID: String, after: Int64?, limit: Int) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }
     func sessions(after: Int64?, limit: Int, transcribedOnly: Bool) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }
     func transcripts(ofSessions sessionKeys: [Int64]) throws(TranscriptsError) -> [StoreRow] { throw .storeNotOpened }

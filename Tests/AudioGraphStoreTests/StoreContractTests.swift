@@ -10,9 +10,9 @@ struct StoreContractTests {
     /// (Also used by the other contract suites.)
     @discardableResult
     func addSession(_ store: any TranscriptStore, _ id: String, transcripts count: Int, participants: [String] = [],
-                            start: Int64 = 1_700_000_000) throws -> (key: Int64, tids: [String]) {
+                    start: Int64 = 1_700_000_000, workItem: String? = nil) throws -> (key: Int64, tids: [String]) {
         let key = try store.createSession(NewSession(sessionID: id, roomName: "room \(id)", url: "https://media/\(id)",
-                                                     startTime: start, participants: participants))
+                                                     startTime: start, participants: participants, workItem: workItem))
         var tids: [String] = []
         for index in 0..<count {
             tids.append(try addTranscript(store, session: key, id: id, index: index, start: start))
@@ -158,24 +158,26 @@ struct StoreContractTests {
         #expect(try store.tokens().map(\.revoked) == [30, 30, 25])
     }
 
-    @Test("removeSession deletes a session id's runs, participants, transcripts and utterances, and nothing else",
+    @Test("removeSessions(workItem:) deletes the runs tagged with a work item, with their participants, transcripts and utterances, and nothing else",
           arguments: StoreBackend.tested)
-    func removeSession(_ backend: StoreBackend) throws {
+    func removeSessions(_ backend: StoreBackend) throws {
         let fixture = try TestStore(backend)
         let store = fixture.store
-        let first = try addSession(store, "file-1", transcripts: 2, participants: ["ann"])
-        _ = try addSession(store, "file-1", transcripts: 1, participants: ["ann"])  // a second run of the same id
-        let other = try addSession(store, "file-2", transcripts: 1, participants: ["ann"])
-        #expect(try store.removeSession(sessionID: "file-1") == 2)
-        #expect(try store.transcripts(sessionID: "file-1", after: nil, limit: 10).isEmpty)
+        let untagged = try addSession(store, "file-1", transcripts: 1, participants: ["bob"])  // another run of the id
+        let first = try addSession(store, "file-1", transcripts: 2, participants: ["ann"], workItem: "item-a")
+        _ = try addSession(store, "file-1", transcripts: 1, participants: ["ann"], workItem: "item-a")  // its second attempt
+        let other = try addSession(store, "file-2", transcripts: 1, participants: ["ann"], workItem: "item-b")
+        #expect(try store.removeSessions(workItem: "item-a") == 2)
+        #expect(try store.transcripts(sessionID: "file-1", after: nil, limit: 10).map { $0["tid"]?.description } == untagged.tids)
         #expect(try store.transcript(tid: first.tids[0]) == nil)
         #expect(try !store.isParticipant("ann", sessionID: "file-1"))
-        #expect(try store.sessions(after: nil, limit: 10, transcribedOnly: false).map(\.key) == [other.key])
+        #expect(try store.isParticipant("bob", sessionID: "file-1"))
+        #expect(try store.sessions(after: nil, limit: 10, transcribedOnly: false).map(\.key) == [untagged.key, other.key])
+        #expect(try store.transcript(tid: untagged.tids[0])?.utterances.count == 1)
         #expect(try store.transcript(tid: other.tids[0])?.utterances.count == 1)
-        #expect(try store.removeSession(sessionID: "file-1") == 0)
-        // Written again from scratch: one run, one transcript, no duplicates.
-        let again = try addSession(store, "file-1", transcripts: 1)
-        #expect(try store.transcripts(sessionID: "file-1", after: nil, limit: 10).map { $0["tid"]?.description } == [again.tids[0]])
+        #expect(try store.removeSessions(workItem: "item-a") == 0)
+        #expect(try store.removeSessions(workItem: "") == 0, "an empty tag matches no untagged run")
+        #expect(try store.transcript(tid: untagged.tids[0]) != nil)
     }
 
     @Test("a closed store answers store_not_opened; close is idempotent", arguments: StoreBackend.tested)

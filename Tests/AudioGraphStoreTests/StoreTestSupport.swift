@@ -141,9 +141,9 @@ final class ControllableStore: TranscriptStore {
         try base.endSession(session, endTime: endTime)
     }
 
-    func removeSession(sessionID: String) throws(TranscriptsError) -> Int {
+    func removeSessions(workItem: String) throws(TranscriptsError) -> Int {
         try write()
-        return try base.removeSession(sessionID: sessionID)
+        return try base.removeSessions(workItem: workItem)
     }
 
     func transcripts(sessionID: String, after: Int64?, limit: Int) throws(TranscriptsError) -> [StoreRow] {

@@ -163,7 +163,7 @@ struct WorkQueueContractTests {
         #expect(try !queue.complete(retry))
     }
 
-    @Test("a retried file's half-written transcript is replaced, not duplicated (removeSession before the retry)",
+    @Test("a retried file's half-written transcript is replaced, not duplicated (removeSessions(workItem:) before the retry)",
           arguments: StoreBackend.tested)
     func exactlyOnce(_ backend: StoreBackend) throws {
         let fixture = try TestStore(backend)
@@ -171,15 +171,16 @@ struct WorkQueueContractTests {
         _ = try store.enqueue([WorkItem(key: "call-7", path: "/call-7.wav", sessionID: "call-7")])
         // The first worker writes half a transcript, then dies.
         let first = try #require(try store.claim(worker: "a", lease: -1, maxAttempts: 3))
-        let dead = try store.createSession(NewSession(sessionID: "call-7", startTime: 1))
+        let dead = try store.createSession(NewSession(sessionID: "call-7", startTime: 1, workItem: first.itemTag))
         let half = try store.beginTranscript(NewTranscript(tid: "half", sessionKey: dead, sessionID: "call-7", language: "en",
                                                            startTime: 1, transcriptURL: ""))
         try store.appendUtterance(StoredUtterance(segment: 0, start: 0, end: 1, text: "half"), transcript: half, time: 2)
         // The second worker replaces it.
         let second = try #require(try store.claim(worker: "b", lease: 60, maxAttempts: 3))
         #expect(second.item == first.item)
-        try store.removeSession(sessionID: "call-7")
-        let session = try store.createSession(NewSession(sessionID: "call-7", startTime: 3))
+        #expect(second.itemTag == first.itemTag)
+        try store.removeSessions(workItem: second.itemTag)
+        let session = try store.createSession(NewSession(sessionID: "call-7", startTime: 3, workItem: second.itemTag))
         let full = try store.beginTranscript(NewTranscript(tid: "full", sessionKey: session, sessionID: "call-7", language: "en",
                                                            startTime: 3, transcriptURL: ""))
         try store.appendUtterance(StoredUtterance(segment: 0, start: 0, end: 1, text: "whole"), transcript: full, time: 4)

@@ -13,6 +13,10 @@ public struct SessionSettings: Sendable, Equatable {
     /// The users who take part: who may read the session's transcripts and watch its live captions over the
     /// HTTP API. Empty (the default) means the user who runs the pipeline (`SessionSettings.currentUser`).
     public var participants: [String]
+    /// The batch work item this run is, when a queue worker runs it (`audiograph batch --store` / `worker`); nil
+    /// otherwise. Not a config key: only the worker sets it. The transcript store tags the session rows the run
+    /// writes with it, so a retry of the item removes what the item's earlier attempts wrote and nothing else.
+    public var workItem: String?
 
     public init(id: String? = nil, room: String? = nil, autoStartTranscription: Bool = false, captions: Bool = false,
                 captionLanguage: String = "en-US", participants: [String] = []) {

@@ -78,8 +78,9 @@ public struct BatchPipeline: Sendable {
         item.sessionID ?? BatchManifest.defaultSessionID(for: item.path)
     }
 
-    /// The config for one file.
-    public func spec(for item: WorkItem) -> GraphSpec {
+    /// The config for one file; `workItem`, a queue item's tag (`WorkClaim.itemTag`), tags the session rows the
+    /// run stores (`session.workItem`).
+    public func spec(for item: WorkItem, workItem: String? = nil) -> GraphSpec {
         var spec = self.spec
         for index in spec.nodes.indices {
             if spec.nodes[index].id == sourceNode {
@@ -93,6 +94,7 @@ public struct BatchPipeline: Sendable {
         spec.session.id = sessionID(for: item)
         if let room = item.room { spec.session.room = room }
         spec.session.autoStartTranscription = true
+        spec.session.workItem = workItem
         return spec
     }
 

@@ -99,9 +99,10 @@ public final class BatchControl: Sendable {
 public final class BatchRunner: Sendable {
     /// Builds a file's graph from its config (the CLI loads plugins first, then `GraphBuilder`).
     public typealias Builder = @Sendable (GraphSpec) throws(GraphError) -> Graph
-    /// Removes what an earlier attempt of a session stored (its session rows, transcripts and utterances), so a
-    /// retried file is stored once.
-    public typealias SessionCleaner = @Sendable (String) throws(TranscriptsError) -> Void
+    /// Removes what earlier attempts of a queue item stored — the session rows tagged with the item's tag
+    /// (`WorkClaim.itemTag`), their transcripts and utterances — so a retried file is stored once, and nothing
+    /// of other runs, also under the same session id, goes.
+    public typealias SessionCleaner = @Sendable (_ itemTag: String) throws(TranscriptsError) -> Void
 
     public let pipeline: BatchPipeline
     public let control: BatchControl
@@ -121,30 +122,32 @@ public final class BatchRunner: Sendable {
         self.build = build
     }
 
-    /// Runs the pipeline on one file on the calling thread. `attempt` > 1 first removes what earlier attempts
-    /// stored under the file's session id. `onSession` sees the session before it runs (to cancel it).
-    public func run(_ item: WorkItem, attempt: Int = 1,
+    /// Runs the pipeline on one file on the calling thread. With a queue item's tag (`WorkClaim.itemTag`) the
+    /// session rows the run stores carry it, and `attempt` > 1 first removes what the item's earlier attempts
+    /// stored (nothing else). `onSession` sees the session before it runs (to cancel it).
+    public func run(_ item: WorkItem, attempt: Int = 1, itemTag: String? = nil,
                     onSession: (@Sendable (TranscriptionSession) -> Void)? = nil) -> BatchFileResult {
         var result = BatchFileResult(item: item, sessionID: pipeline.sessionID(for: item), attempt: attempt)
         let started = Date()
-        runOnce(&result, onSession: onSession)
+        runOnce(&result, itemTag: itemTag, onSession: onSession)
         result.wallSeconds = Date().timeIntervalSince(started)
         return result
     }
 
-    private func runOnce(_ result: inout BatchFileResult, onSession: (@Sendable (TranscriptionSession) -> Void)?) {
+    private func runOnce(_ result: inout BatchFileResult, itemTag: String?,
+                         onSession: (@Sendable (TranscriptionSession) -> Void)?) {
         let item = result.item
         let attempt = result.attempt
         do throws(GraphError) {
-            if attempt > 1, let clearSession {
+            if attempt > 1, let clearSession, let itemTag {
                 do {
-                    try clearSession(result.sessionID)
+                    try clearSession(itemTag)
                 } catch {
                     throw GraphError(.io, at: pipeline.store ?? "store",
                                      "cannot remove the earlier attempt of session \(result.sessionID): \(error.message)")
                 }
             }
-            let graph = try build(pipeline.spec(for: item))
+            let graph = try build(pipeline.spec(for: item, workItem: itemTag))
             let session = TranscriptionSession(graph: graph, options: options)
             guard let token = control.begin(session) else {
                 result.interrupted = true
@@ -196,7 +199,9 @@ public final class BatchRunner: Sendable {
         public var maxAttempts: Int
         /// Pipelines at once.
         public var jobs: Int
-        /// When the queue has nothing claimable: poll again every `pollInterval` seconds (true) or end (false).
+        /// When the queue has nothing claimable: poll again every `pollInterval` seconds for new items (true), or
+        /// (false) poll only while items are queued or leased — a leased one's worker may have died, and its
+        /// item is taken over once the lease expires — and end when every item is done or failed.
         public var wait: Bool
         public var pollInterval: Double
 
@@ -229,9 +234,10 @@ public final class BatchRunner: Sendable {
     /// The runner for a claimed item: the one pipeline a worker was given, or the item's own (`WorkItem.pipeline`).
     public typealias Resolver = @Sendable (WorkItem) throws(GraphError) -> BatchRunner
 
-    /// Claims items from `queue` and runs them, `options.jobs` at once, until nothing is claimable (or, with
-    /// `wait`, until `control.stop()`). While a file runs, a timer extends its lease every `lease / 3` seconds;
-    /// when the claim turns out to be someone else's, the run is stopped. A file that ran to its end is
+    /// Claims items from `queue` and runs them, `options.jobs` at once, until every item is done or failed
+    /// (or, with `wait`, until `control.stop()`): while items are leased by other workers it polls, so an item
+    /// whose worker died is run here once its lease expires. While a file runs, a timer extends its lease
+    /// every `lease / 3` seconds; when the claim turns out to be someone else's, the run is stopped. A file that ran to its end is
     /// `complete`d; one that failed or was interrupted is `fail`ed (queued again while attempts remain).
     public func work(queue: any WorkQueue, options: WorkerOptions,
                      onStart: @escaping @Sendable (WorkClaim) -> Void = { _ in },
@@ -259,7 +265,16 @@ public final class BatchRunner: Sendable {
                     return
                 }
                 guard let claim else {
-                    if options.wait {
+                    // Without `wait` the worker ends only once every item is done or failed: an item queued, or
+                    // leased (perhaps by a worker that died), may still become claimable here.
+                    var unfinished = false
+                    do throws(TranscriptsError) {
+                        if !options.wait { unfinished = try queue.status().unfinished > 0 }
+                    } catch {
+                        queueError.withLock { $0 = $0 ?? error }
+                        return
+                    }
+                    if options.wait || unfinished {
                         control.pause(options.pollInterval)
                         continue
                     }
@@ -316,7 +331,7 @@ public final class BatchRunner: Sendable {
             }
         }
         timer.resume()
-        var result = run(claim.item, attempt: claim.attempt) { session in
+        var result = run(claim.item, attempt: claim.attempt, itemTag: claim.itemTag) { session in
             current.withLock { $0 = session }
             if lost.load(ordering: .relaxed) { session.cancel() }
         }

@@ -10,6 +10,9 @@ public enum VoiceCaptureError: Error, Equatable, Sendable, CustomStringConvertib
     case emptyTranscript
     /// Recording failed part way (the device vanished, the disk filled).
     case recordingFailed(String)
+    /// `keepRecording` names something that is not a regular file (a folder, a device, a FIFO…) or a path
+    /// whose folder does not exist: refused before recording starts, and left untouched.
+    case cannotKeepRecording(String)
     /// Transcribing the recording failed.
     case transcriptionFailed(String)
     /// `cancel()` was called.
@@ -25,6 +28,7 @@ public enum VoiceCaptureError: Error, Equatable, Sendable, CustomStringConvertib
         case .recognizerUnavailable: return "recognizer_unavailable"
         case .emptyTranscript: return "empty_transcript"
         case .recordingFailed: return "recording_failed"
+        case .cannotKeepRecording: return "cannot_keep_recording"
         case .transcriptionFailed: return "transcription_failed"
         case .cancelled: return "cancelled"
         case .invalidState: return "invalid_state"
@@ -38,6 +42,7 @@ public enum VoiceCaptureError: Error, Equatable, Sendable, CustomStringConvertib
         case .recognizerUnavailable(let why): return "recognizer unavailable: \(why)"
         case .emptyTranscript: return "no speech was recognized in the recording"
         case .recordingFailed(let why): return "recording failed: \(why)"
+        case .cannotKeepRecording(let why): return "cannot keep the recording: \(why)"
         case .transcriptionFailed(let why): return "transcription failed: \(why)"
         case .cancelled: return "cancelled"
         case .invalidState(let operation, let state): return "\(operation) is not allowed while \(state.rawValue)"

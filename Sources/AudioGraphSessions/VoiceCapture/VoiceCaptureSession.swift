@@ -42,7 +42,10 @@ public actor VoiceCaptureSession {
         public var temporaryDirectory: URL
         /// How often the level and duration update, in ms.
         public var levelIntervalMs: Int
-        /// Keep a copy of the recording here (the temporary file is deleted either way).
+        /// Keep a copy of the recording here (the temporary file is deleted either way). Checked when recording
+        /// starts: a path that exists and is not a regular file (a folder, a device, a FIFO, a link to one) is
+        /// refused with `cannotKeepRecording` and left untouched; an existing regular file is replaced by an
+        /// atomic rename of a file written beside it.
         public var keepRecording: URL?
 
         public init(source: NodeSpec = NodeSpec(id: "mic", type: "mic-source"), bitrate: Int = 64000,
@@ -64,6 +67,8 @@ public actor VoiceCaptureSession {
     private let levelBroadcast = Broadcast<VoiceCaptureLevel>(VoiceCaptureLevel(audioLevel: 0, recordingDuration: 0))
     private var recording: (runtime: GraphRuntime, result: Task<RunSummary, any Error>, file: URL, levels: Task<Void, Never>)?
     private var transcription: GraphRuntime?
+    /// Where this recording is kept (`keepRecording`, a link resolved), checked at `startRecording`.
+    private var keepTarget: URL?
     private var cancelRequested = false
 
     /// - Parameter registry: the node types to build with (`NodeRegistry.builtins` from the AudioGraph module).
@@ -99,6 +104,12 @@ public actor VoiceCaptureSession {
         try apply(.start)
         cancelRequested = false
         levelBroadcast.send(VoiceCaptureLevel(audioLevel: 0, recordingDuration: 0))
+        do {
+            keepTarget = try configuration.keepRecording.map { url throws(VoiceCaptureError) in try KeptRecording.target(url) }
+        } catch {
+            try? apply(.startFailed)
+            throw error
+        }
         do {
             try transcriber.validateRecognizer()
         } catch {
@@ -161,13 +172,12 @@ public actor VoiceCaptureSession {
         }
         levelBroadcast.send(VoiceCaptureLevel(audioLevel: 0, recordingDuration: duration))
         if cancelRequested { throw .cancelled }
-        if let keep = configuration.keepRecording {
-            try? FileManager.default.removeItem(at: keep)
+        if let keep = keepTarget {
             do {
-                try FileManager.default.copyItem(at: recording.file, to: keep)
+                try KeptRecording.place(recording.file, at: keep)
             } catch {
                 try? apply(.transcriptionEnded)
-                throw .recordingFailed("cannot keep the recording at \(keep.path): \(error.localizedDescription)")
+                throw error
             }
         }
         let finals: [TranscriptUpdate]

@@ -15,7 +15,8 @@ import Foundation
 ///   `run-<epoch>-<random>`; room `session.room` or ""; start time now (epoch seconds). At end of stream, on
 ///   SIGINT and after another node failed: its end time. A killed run leaves end time 0. The session's
 ///   participants (`session.participants`, by default the user who runs the pipeline) are stored with it: the
-///   HTTP API shows the session to them only.
+///   HTTP API shows the session to them only. A batch worker's run tags the row with its work item
+///   (`session.workItem`), so that a retry of the item removes only what the item wrote.
 /// - **Transcripts.** A transcription run opens a transcript (a new `tid`) at its first final result: the
 ///   first after start, or after a `startTranscription` command. `stopTranscription` closes it (its end time),
 ///   so the next final opens a new one. The transcript's start time is when its run started (the graph's start
@@ -146,7 +147,8 @@ public final class TranscriptStoreNode: AudioNode {
         do {
             sessionKey = try store.createSession(NewSession(sessionID: sessionID, roomName: configuration.session.room ?? "",
                                                             url: configuration.string("url") ?? "", startTime: startTime,
-                                                            participants: configuration.session.effectiveParticipants))
+                                                            participants: configuration.session.effectiveParticipants,
+                                                            workItem: configuration.session.workItem))
         } catch {
             store.close()
             throw GraphError(.cannotCreateOutput, at: path, "cannot write the session: \(error.message)", node: configuration.id)

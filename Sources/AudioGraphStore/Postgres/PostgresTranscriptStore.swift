@@ -23,6 +23,9 @@ import Synchronization
 ///   lease_until TIMESTAMPTZ, token, worker, last_error, created_at, updated_at)` — the batch queue; (version 2)
 ///   `pipeline` and `pipeline_base`: the config text each item runs through and the folder its relative paths
 ///   are from (NULL for items enqueued before).
+/// - (version 3) `work_items.item_tag` (a random id an item gets at its first claim) and `sessions.work_item`:
+///   the `item_tag` of the work item whose run wrote the row (NULL for every other run), indexed; a retry
+///   removes by it (`removeSessions(workItem:)`), never rows of other runs under the same session id.
 ///
 /// Keys are BIGSERIAL, so they only grow and keyset paging works as with SQLite's rowids. Times are epoch
 /// seconds (BIGINT), except the queue's leases, which are the database's own clock (`now()`), so workers on
@@ -117,6 +120,11 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
         """
         ALTER TABLE work_items ADD COLUMN pipeline TEXT;
         ALTER TABLE work_items ADD COLUMN pipeline_base TEXT;
+        """,
+        """
+        ALTER TABLE work_items ADD COLUMN item_tag TEXT;
+        ALTER TABLE sessions ADD COLUMN work_item TEXT;
+        CREATE INDEX sessions_by_work_item ON sessions(work_item) WHERE work_item IS NOT NULL;
         """,
     ]
 
@@ -287,9 +295,9 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
     public func createSession(_ session: NewSession) throws(TranscriptsError) -> Int64 {
         try inTransaction { connection throws(PostgresError) in
             let rows = try connection.query("""
-                INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)
-                VALUES ($1, $2, $3, $4::bigint, 0, 0) RETURNING id
-                """, [session.sessionID, session.roomName, session.url, Self.text(session.startTime)])
+                INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription, work_item)
+                VALUES ($1, $2, $3, $4::bigint, 0, 0, $5) RETURNING id
+                """, [session.sessionID, session.roomName, session.url, Self.text(session.startTime), session.workItem])
             guard let key = rows.rows.first?.first.flatMap({ $0 }).flatMap({ Int64($0) }) else {
                 throw PostgresError(sqlState: nil, message: "INSERT returned no key")
             }
@@ -346,21 +354,15 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
     }
 
     @discardableResult
-    public func removeSession(sessionID: String) throws(TranscriptsError) -> Int {
+    public func removeSessions(workItem: String) throws(TranscriptsError) -> Int {
         try inTransaction { connection throws(PostgresError) in
+            let rows = "SELECT id FROM sessions WHERE work_item = $1"
             try connection.query("""
-                DELETE FROM utterances WHERE transcript IN (
-                    SELECT id FROM transcripts WHERE session_id = $1
-                    OR session_row IN (SELECT id FROM sessions WHERE session_id = $1))
-                """, [sessionID])
-            try connection.query("""
-                DELETE FROM transcripts WHERE session_id = $1
-                OR session_row IN (SELECT id FROM sessions WHERE session_id = $1)
-                """, [sessionID])
-            try connection.query("""
-                DELETE FROM session_participants WHERE session_row IN (SELECT id FROM sessions WHERE session_id = $1)
-                """, [sessionID])
-            return try connection.query("DELETE FROM sessions WHERE session_id = $1", [sessionID]).affected
+                DELETE FROM utterances WHERE transcript IN (SELECT id FROM transcripts WHERE session_row IN (\(rows)))
+                """, [workItem])
+            try connection.query("DELETE FROM transcripts WHERE session_row IN (\(rows))", [workItem])
+            try connection.query("DELETE FROM session_participants WHERE session_row IN (\(rows))", [workItem])
+            return try connection.query("DELETE FROM sessions WHERE work_item = $1", [workItem]).affected
         }
     }
 
@@ -590,19 +592,20 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
                 """, [Self.text(maxAttempts)])
             let rows = try connection.query("""
                 UPDATE work_items w SET state = 'running', attempts = w.attempts + 1,
-                    lease_until = now() + $1::float8 * interval '1 second', token = $2, worker = $3, updated_at = now()
+                    lease_until = now() + $1::float8 * interval '1 second', token = $2, worker = $3,
+                    item_tag = COALESCE(w.item_tag, $2), updated_at = now()
                 FROM (
                     SELECT id FROM work_items
                     WHERE attempts < $4::int AND (state = 'queued' OR (state = 'running' AND lease_until < now()))
                     ORDER BY id LIMIT 1
                     FOR UPDATE SKIP LOCKED) c
                 WHERE w.id = c.id
-                RETURNING w.key, w.path, w.session_id, w.room, w.attempts, w.pipeline, w.pipeline_base
+                RETURNING w.key, w.path, w.session_id, w.room, w.attempts, w.pipeline, w.pipeline_base, w.item_tag
                 """, [Self.text(lease), token, worker, Self.text(maxAttempts)])
             guard let row = rows.rows.first else { return nil }
             return WorkClaim(item: WorkItem(key: row[0] ?? "", path: row[1] ?? "", sessionID: row[2], room: row[3],
                                             pipeline: row[5], pipelineBase: row[6]),
-                             attempt: Int(row[4] ?? "") ?? 1, token: token, worker: worker)
+                             attempt: Int(row[4] ?? "") ?? 1, token: token, worker: worker, itemTag: row[7] ?? token)
         }
     }
 

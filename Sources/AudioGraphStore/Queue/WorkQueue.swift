@@ -9,6 +9,7 @@
 ///   until it has been attempted `maxAttempts` times; then it is `failed` with its last error.
 /// - `complete` and `fail` take the claim's token: a worker whose lease expired and was taken over cannot
 ///   overwrite the new claim's result (they return false).
+/// - An item keeps one `itemTag` over all its claims (set at the first), and no two items share one.
 public protocol WorkQueue: AnyObject, Sendable {
     /// Adds items (skipping keys already present); returns how many were new.
     func enqueue(_ items: [WorkItem]) throws(TranscriptsError) -> Int
@@ -57,12 +58,17 @@ public struct WorkClaim: Sendable, Equatable {
     /// Proves the claim: a later claim of the same item gets another token.
     public var token: String
     public var worker: String
+    /// The item's own id, the same in every claim of it (made at its first claim): the session rows its runs
+    /// write carry it (`SessionSettings.workItem`), so a retry removes exactly those
+    /// (`TranscriptStore.removeSessions(workItem:)`).
+    public var itemTag: String
 
-    public init(item: WorkItem, attempt: Int, token: String, worker: String) {
+    public init(item: WorkItem, attempt: Int, token: String, worker: String, itemTag: String) {
         self.item = item
         self.attempt = attempt
         self.token = token
         self.worker = worker
+        self.itemTag = itemTag
     }
 }
 
@@ -82,6 +88,9 @@ public struct WorkQueueStatus: Sendable, Equatable {
         self.failed = failed
         self.failures = failures
     }
+
+    /// Items not yet done or failed for good: queued, or running under a lease.
+    public var unfinished: Int { queued + running }
 
     public static func == (lhs: WorkQueueStatus, rhs: WorkQueueStatus) -> Bool {
         lhs.queued == rhs.queued && lhs.running == rhs.running && lhs.done == rhs.done && lhs.failed == rhs.failed

@@ -23,6 +23,10 @@ import Synchronization
 ///   created_at, updated_at)` — the batch `WorkQueue` (see `SQLiteWorkQueue.swift`).
 /// - (version 4) `work_items.pipeline`, `work_items.pipeline_base` — the pipeline config text each item runs
 ///   through and the folder its relative paths are from (NULL for items enqueued before).
+/// - (version 5) `work_items.item_tag` — a random id an item gets at its first claim — and
+///   `sessions.work_item`: the `item_tag` of the work item whose run wrote the row (NULL for every other run),
+///   indexed. A retry removes the rows its own item wrote by it (`removeSessions(workItem:)`), never rows of
+///   other runs under the same session id.
 ///
 /// Times are epoch seconds (integers); utterance times are seconds of stream time.
 ///
@@ -110,6 +114,11 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         """
         ALTER TABLE work_items ADD COLUMN pipeline TEXT;
         ALTER TABLE work_items ADD COLUMN pipeline_base TEXT;
+        """,
+        """
+        ALTER TABLE work_items ADD COLUMN item_tag TEXT;
+        ALTER TABLE sessions ADD COLUMN work_item TEXT;
+        CREATE INDEX sessions_by_work_item ON sessions(work_item) WHERE work_item IS NOT NULL;
         """,
     ]
 
@@ -257,9 +266,10 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
                 try database.run("""
-                    INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription)
-                    VALUES (?, ?, ?, ?, 0, 0)
-                    """, [.text(session.sessionID), .text(session.roomName), .text(session.url), .integer(session.startTime)])
+                    INSERT INTO sessions (session_id, room_name, url, start_time, end_time, has_transcription, work_item)
+                    VALUES (?, ?, ?, ?, 0, 0, ?)
+                    """, [.text(session.sessionID), .text(session.roomName), .text(session.url), .integer(session.startTime),
+                          session.workItem.map(SQLiteValue.text) ?? .null])
                 let key = database.lastInsertRowID
                 for user in Set(session.participants) {
                     try database.run("INSERT INTO session_participants (session_row, user) VALUES (?, ?)",
@@ -314,22 +324,16 @@ public final class SQLiteTranscriptStore: TranscriptStore {
     }
 
     @discardableResult
-    public func removeSession(sessionID: String) throws(TranscriptsError) -> Int {
+    public func removeSessions(workItem: String) throws(TranscriptsError) -> Int {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
+                let rows = "SELECT id FROM sessions WHERE work_item = ?1"
                 try database.run("""
-                    DELETE FROM utterances WHERE transcript IN (
-                        SELECT id FROM transcripts WHERE session_id = ?1
-                        OR session_row IN (SELECT id FROM sessions WHERE session_id = ?1))
-                    """, [.text(sessionID)])
-                try database.run("""
-                    DELETE FROM transcripts WHERE session_id = ?1
-                    OR session_row IN (SELECT id FROM sessions WHERE session_id = ?1)
-                    """, [.text(sessionID)])
-                try database.run("""
-                    DELETE FROM session_participants WHERE session_row IN (SELECT id FROM sessions WHERE session_id = ?)
-                    """, [.text(sessionID)])
-                try database.run("DELETE FROM sessions WHERE session_id = ?", [.text(sessionID)])
+                    DELETE FROM utterances WHERE transcript IN (SELECT id FROM transcripts WHERE session_row IN (\(rows)))
+                    """, [.text(workItem)])
+                try database.run("DELETE FROM transcripts WHERE session_row IN (\(rows))", [.text(workItem)])
+                try database.run("DELETE FROM session_participants WHERE session_row IN (\(rows))", [.text(workItem)])
+                try database.run("DELETE FROM sessions WHERE work_item = ?1", [.text(workItem)])
                 return database.changes
             }
         }

@@ -1,4 +1,4 @@
-/// The batch queue in the store's `work_items` table (schema version 3; its pipeline columns, version 4), for `audiograph batch` on one
+/// The batch queue in the store's `work_items` table (schema version 3; its pipeline columns, version 4; `item_tag`, version 5), for `audiograph batch` on one
 /// machine (several worker processes may share the file). Same rules as PostgreSQL's (`WorkQueue`), with
 /// `BEGIN IMMEDIATE` in place of `SELECT … FOR UPDATE SKIP LOCKED`: a claim takes the file's write lock, so
 /// two claims never see the same claimable row. Leases are epoch seconds (REAL) by SQLite's clock
@@ -41,21 +41,21 @@ extension SQLiteTranscriptStore: WorkQueue {
                     WHERE attempts >= ? AND (state = 'queued' OR (state = 'running' AND lease_until < \(now)))
                     """, [.integer(Int64(maxAttempts))])
                 let rows = try database.query("""
-                    SELECT id, key, path, session_id, room, attempts, pipeline, pipeline_base FROM work_items
+                    SELECT id, key, path, session_id, room, attempts, pipeline, pipeline_base, item_tag FROM work_items
                     WHERE attempts < ? AND (state = 'queued' OR (state = 'running' AND lease_until < \(now)))
                     ORDER BY id LIMIT 1
                     """, [.integer(Int64(maxAttempts))])
                 guard let row = rows.first, case .integer(let id) = row[0] else { return nil }
                 try database.run("""
                     UPDATE work_items SET state = 'running', attempts = attempts + 1, lease_until = \(now) + ?,
-                        token = ?, worker = ?, updated_at = \(now)
+                        token = ?, worker = ?, item_tag = COALESCE(item_tag, ?), updated_at = \(now)
                     WHERE id = ?
-                    """, [.real(lease), .text(token), .text(worker), .integer(id)])
+                    """, [.real(lease), .text(token), .text(worker), .text(token), .integer(id)])
                 func text(_ value: SQLiteValue) -> String? { if case .text(let text) = value { text } else { nil } }
                 let attempts: Int64 = if case .integer(let count) = row[5] { count } else { 0 }
                 return WorkClaim(item: WorkItem(key: text(row[1]) ?? "", path: text(row[2]) ?? "", sessionID: text(row[3]),
                                                 room: text(row[4]), pipeline: text(row[6]), pipelineBase: text(row[7])),
-                                 attempt: Int(attempts) + 1, token: token, worker: worker)
+                                 attempt: Int(attempts) + 1, token: token, worker: worker, itemTag: text(row[8]) ?? token)
             }
         }
     }

@@ -35,12 +35,13 @@ public protocol TranscriptStore: AnyObject, Sendable {
     func finishTranscript(_ transcript: Int64, endTime: Int64) throws(TranscriptsError)
     /// Sets a session's end time (the run ended).
     func endSession(_ session: Int64, endTime: Int64) throws(TranscriptsError)
-    /// Removes everything session id `sessionID` holds — its session rows (every run), their participants, its
-    /// transcripts and their utterances — in one transaction, and returns how many session rows went. A batch
-    /// worker calls it before transcribing a file again, so a retried file's half-written transcript is
+    /// Removes the session rows tagged with batch work item `workItem` (`NewSession.workItem`) — what that
+    /// item's runs wrote — with their participants, transcripts and utterances, in one transaction, and returns
+    /// how many session rows went. Rows of other runs are left alone, also those under the same session id. A
+    /// batch worker calls it before running a file again, so a retried file's half-written transcript is
     /// replaced, not duplicated. (Files a store keeps beside it, like `TranscriptFile`s, are left alone.)
     @discardableResult
-    func removeSession(sessionID: String) throws(TranscriptsError) -> Int
+    func removeSessions(workItem: String) throws(TranscriptsError) -> Int
 
     // MARK: Reading
 
@@ -91,13 +92,18 @@ public struct NewSession: Sendable, Equatable {
     public var startTime: Int64
     /// The users who took part (`session.participants`): who may read the session over the HTTP API.
     public var participants: [String]
+    /// The batch work item whose run this is (`SessionSettings.workItem`), nil for other runs: what
+    /// `removeSessions(workItem:)` removes by.
+    public var workItem: String?
 
-    public init(sessionID: String, roomName: String = "", url: String = "", startTime: Int64, participants: [String] = []) {
+    public init(sessionID: String, roomName: String = "", url: String = "", startTime: Int64, participants: [String] = [],
+                workItem: String? = nil) {
         self.sessionID = sessionID
         self.roomName = roomName
         self.url = url
         self.startTime = startTime
         self.participants = participants
+        self.workItem = workItem
     }
 }
 

@@ -25,8 +25,9 @@ struct BatchCommand: Command {
         Without --store the files run here, --jobs at once. With --store the files are enqueued in STORE's work
         queue (a file already queued is not added again), each with the pipeline (CONFIG's text, --set applied,
         and its folder, so relative paths inside it mean the same files to every worker), and this process works
-        the queue until nothing is claimable; `audiograph worker --store STORE` processes on other machines may
-        share the work.
+        the queue until every file in it is done or failed (waiting out the leases of workers that died);
+        `audiograph worker --store STORE` processes on other machines may share the work. A line whose session
+        id the store already holds adds a run of its own; a retry removes only what its own attempts stored.
 
         OPTIONS:
           --pipeline CONFIG     The pipeline config (exactly one file-source node).
@@ -252,10 +253,10 @@ enum BatchOptions {
         let prepared = registry
         var clean: BatchRunner.SessionCleaner?
         if let store {
-            clean = { (sessionID: String) throws(TranscriptsError) -> Void in
+            clean = { (itemTag: String) throws(TranscriptsError) -> Void in
                 let opened = try BatchStore.openStore(store, create: true)
                 defer { opened.close() }
-                _ = try opened.removeSession(sessionID: sessionID)
+                _ = try opened.removeSessions(workItem: itemTag)
             }
         }
         return BatchRunner(pipeline: pipeline, control: control, options: RunOptions(verbose: args.flag("--verbose")),

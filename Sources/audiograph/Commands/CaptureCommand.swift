@@ -14,11 +14,15 @@ struct CaptureCommand: Command {
 
         OPTIONS:
           --device DEVICE   PulseAudio/PipeWire source to record (default: the default source).
-          --keep FILE       Keep the AAC recording at FILE (the temporary one is always deleted).
+          --keep FILE       Keep the AAC recording at FILE (the temporary one is always deleted). An existing
+                            FILE is replaced only when it is a regular file, by renaming a file written
+                            beside it over it; a folder, device, FIFO or socket there (or a link to one) is
+                            refused before recording starts (exit 73, naming it) and left untouched.
           --language CODE   Recognition language (default en-US).
 
         Shows a level bar and the duration on stderr while recording; prints the transcript on stdout.
-        Exit codes: 69 microphone or recognizer unavailable, 65 no speech recognized, 74 recording failed,
+        Exit codes: 69 microphone or recognizer unavailable, 65 no speech recognized, 73 --keep FILE is not a
+        regular file (or its folder does not exist), 74 recording failed,
         70 transcription failed, 130 cancelled (a second Ctrl-C while transcribing).
         """
 
@@ -95,6 +99,7 @@ struct CaptureCommand: Command {
             printError(String(format: "audiograph: %.1f s recorded", result.duration))
             return 0
         case .failure(let error):
+            if case .cannotKeepRecording(let why) = error { throw GraphError(.cannotCreateOutput, at: "--keep", why) }
             throw GraphError(Self.code(for: error), at: "capture", error.description)
         }
     }
@@ -104,6 +109,7 @@ struct CaptureCommand: Command {
         case .microphoneUnavailable, .microphonePermissionDenied, .recognizerUnavailable: return .unavailable
         case .emptyTranscript: return .invalidConfig
         case .recordingFailed: return .io
+        case .cannotKeepRecording: return .cannotCreateOutput
         case .transcriptionFailed: return .nodeFailed
         case .cancelled: return .interrupted
         case .invalidState: return .usage

@@ -37,7 +37,11 @@ struct ServeCommand: Command {
                             pipelines end.
 
         Prints "audiograph: serving http://HOST:PORT" on stderr once it accepts connections. SIGINT or SIGTERM
-        stops accepting, lets requests in flight finish, ends caption streams, and exits 0.
+        stops the --run pipelines as Ctrl-C stops `audiograph run`: their sources stop and every output is
+        drained and finalized (recordings playable, the last utterance's final written, the stored session's
+        end time set). Then caption streams get `end`, the server stops accepting, lets requests in flight
+        finish, and exits 0: stopping a server is its normal end, so 0 rather than run's 130. A second signal
+        quits at once with 130 (outputs may then be unfinished).
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data (or a bad --run config), 66 no store,
         69 cannot listen on the address, 74 the store cannot be read. The store is opened read-only.
@@ -73,16 +77,24 @@ struct ServeCommand: Command {
             pipelines.append((session, live))
         }
         ServeOptions.announce(server)
+        // Each pipeline's end: its events drained and its run over (outputs finalized), then viewers get `end`.
+        let ended = DispatchGroup()
         for (session, live) in pipelines {
             let (events, result) = session.start()
+            ended.enter()
             Task {
                 for await _ in events {}
                 if case .failure(let error) = await result.result { printError("audiograph: \(error)") }
                 server.live.remove(live)  // viewers get `end`; the stored transcripts stay served
+                ended.leave()
             }
         }
         stop.wait()
+        // As `audiograph run` on Ctrl-C: the sources stop, and every pipeline drains and finalizes its outputs
+        // (the recordings playable, the last utterance's final flushed, the session's end time stored) before
+        // the server answers `end` and exits. A second signal quits at once (130).
         for pipeline in pipelines { pipeline.session.cancel() }
+        ended.wait()
         server.shutdown()
         return 0
     }

@@ -16,8 +16,9 @@ struct WorkerCommand: Command {
         room, transcripts into STORE); --pipeline CONFIG runs every file through CONFIG instead (and is needed
         for files enqueued by an audiograph whose queue did not hold pipelines). While a file runs its claim's
         lease is extended every S/3 seconds; a worker that dies stops extending it, and after S seconds another
-        worker claims the file again (attempt 2, …, at most --max-attempts), first removing what the dead
-        attempt stored, so every file is stored once. Paths in a queued pipeline (models, plugins) must exist on
+        worker claims the file again (attempt 2, …, at most --max-attempts), first removing what the file's
+        earlier attempts stored (only that: other runs under the same session id stay), so every file is stored
+        once. Paths in a queued pipeline (models, plugins) must exist on
         every worker's machine.
 
         OPTIONS:
@@ -40,7 +41,8 @@ struct WorkerCommand: Command {
           --quiet               No progress and no per-file lines on stderr.
           --verbose             Let libraries print their own logs.
 
-        Without --wait the worker ends when nothing is claimable (files claimed by live workers are theirs).
+        Without --wait the worker ends when every file in the queue is done or failed; while files are queued or
+        claimed by other workers it polls every 2 s, and runs a file whose worker died once its lease runs out.
         EXIT CODES: 0 done (or SIGTERM with --wait); 64 bad arguments, or (without --pipeline) a claimed file
         queued without its pipeline (named; its attempt is failed); 65 a bad pipeline; 66 no pipeline file or
         no store; 69 cannot listen on --metrics-port; 73/74 the store cannot be opened or written; 75 files

@@ -104,12 +104,18 @@ final class ServeProcess: @unchecked Sendable {
     func url(_ path: String) -> String { baseURL + path }
 
     /// Sends SIGINT once (a second one would make the process exit 130 at once).
-    func interrupt() {
+    func interrupt() { stopSignal(SIGINT) }
+
+    /// Sends SIGTERM once, in place of `interrupt()`'s SIGINT.
+    func terminate() { stopSignal(SIGTERM) }
+
+    /// Sends the first stop signal; later ones are not sent.
+    private func stopSignal(_ number: Int32) {
         let first = interrupted.withLock { interrupted in
             defer { interrupted = true }
             return !interrupted
         }
-        if first, process.isRunning { _ = kill(process.processIdentifier, SIGINT) }
+        if first, process.isRunning { _ = kill(process.processIdentifier, number) }
     }
 
     /// Waits for the process to exit on its own; its exit and everything it wrote on stderr. Past `timeout`
