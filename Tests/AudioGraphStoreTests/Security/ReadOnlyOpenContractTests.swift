@@ -90,11 +90,11 @@ struct ReadOnlyOpenContractTests {
     @Test("a write through a reader fails and changes nothing", arguments: StoreBackend.tested)
     func writesFail(_ backend: StoreBackend) throws {
         let fixture = try TestStore(backend)
-        _ = try fixture.store.createSession(NewSession(sessionID: "kept", startTime: 5))
+        _ = try fixture.store.createSession(NewSession(sessionID: "kept", startTime: 5, workItem: "item-1"))
         let reader = try TranscriptStores.openForReading(location: fixture.location)
         defer { reader.close() }
         #expect(throws: TranscriptsError.self) { try reader.createSession(NewSession(sessionID: "new", startTime: 6)) }
-        #expect(throws: TranscriptsError.self) { try reader.removeSession(sessionID: "kept") }
+        #expect(throws: TranscriptsError.self) { try reader.removeSessions(workItem: "item-1") }
         #expect(try fixture.store.sessions(after: nil, limit: 10, transcribedOnly: false).map { "\($0[StoreColumn.sessionID]!)" }
                 == ["kept"])
     }
