@@ -107,3 +107,25 @@ let package = Package(
                     swiftSettings: strict),
     ]
 )
+
+// libFuzzer targets (docs/fuzzing.md), only when AUDIOGRAPH_FUZZ=1: scripts/fuzz.sh sets it and builds them with
+// `-sanitize=fuzzer,address` into .build/fuzz, so normal builds, `swift test` and the products above never see them.
+// Each target is fuzz/<name>/: the harness (a function taking libFuzzer's input) and a main.swift handing it to
+// libFuzzer's driver (fuzz/driver: SwiftPM names an executable's entry point itself, so libFuzzer's main is unused).
+if Context.environment["AUDIOGRAPH_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("json", ["AudioGraphCore"]),
+        ("config", ["AudioGraph"]),
+        ("manifest", ["AudioGraphSessions"]),
+        ("http", ["AudioGraphCore", "AudioGraphServer", "AudioGraphStore"]),
+        ("plugin", ["AudioGraphCore"]),
+    ]
+    package.targets.append(.target(name: "CFuzzDriver", path: "fuzz/driver"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "fuzz/support",
+                                   swiftSettings: strict))
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: "fuzz-\(target.name)", dependencies: target.dependencies + ["FuzzSupport"],
+                                                 path: "fuzz/\(target.name)", swiftSettings: strict))
+        package.products.append(.executable(name: "fuzz-\(target.name)", targets: ["fuzz-\(target.name)"]))
+    }
+}

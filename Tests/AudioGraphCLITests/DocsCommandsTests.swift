@@ -179,8 +179,15 @@ enum DocsCommands {
             + "user's home (part of the Slurm recipe).",
         "benchmarks/": "a benchmark: plays audio at 1x or runs for minutes, and its numbers need an idle machine; "
             + "run by hand (benchmarks/README.md has the results). Its --smoke mode (tiny inputs, seconds) is run "
-            + "by scripts/bench-smoke.sh. What it runs is `audiograph run` with --events jsonl / --no-metrics, "
-            + "which StatsTests and MetricsTests cover.",
+            + "by scripts/bench-smoke.sh, which CI runs. What it runs is `audiograph run` with --events jsonl / "
+            + "--no-metrics, which StatsTests and MetricsTests cover.",
+        // docs/fuzzing.md
+        "scripts/fuzz.sh ":
+            "a fuzz run (a sanitized build of its own in .build/fuzz, then minutes of libFuzzer); CI runs "
+            + "`scripts/fuzz.sh --smoke` before the tests.",
+        ".build/fuzz/debug/fuzz-":
+            "replays an input with a fuzz target that scripts/fuzz.sh built (CI runs the script, which replays "
+            + "every corpus input before fuzzing).",
         "swift package ":
             "a SwiftPM command (the plugins in Plugins/: validate-pipelines, scaffold-node): each needs a nested "
             + "swift build of audiograph, minutes on two cores; CommandPluginTests (Tests/AudioGraphTests) runs "

@@ -86,7 +86,13 @@ public enum WireFormat {
         let range = object["range"]?.arrayValue?.compactMap(\.doubleValue)
         switch try object.wireString("kind") {
         case "integer":
-            kind = .integer(range: range.flatMap { $0.count == 2 && $0[0] <= $0[1] ? Int($0[0])...Int($0[1]) : nil })
+            // Whole numbers only (below 9e15): 1e999 or 1e19 has no Int, and converting it would trap.
+            let items = object["range"]?.arrayValue ?? []
+            let bounds: [Int] = items.compactMap(\.intValue)
+            guard bounds.count == items.count else {
+                throw WireFormatError("parameter \(name): an integer range must be two whole numbers below 9e15")
+            }
+            kind = .integer(range: bounds.count == 2 && bounds[0] <= bounds[1] ? bounds[0]...bounds[1] : nil)
         case "number":
             kind = .number(range: range.flatMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil })
         case "boolean": kind = .boolean

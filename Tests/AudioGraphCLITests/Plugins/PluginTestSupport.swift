@@ -95,6 +95,8 @@ enum CTestPlugin {
         case malformedDescriptor
         /// Declares a source node type (refused in ABI 1).
         case sourceNode
+        /// Declares `failAfter`'s integer range as this JSON text (default `[0,1000000]`).
+        case failAfterRange(String)
 
         var flags: [String] {
             switch self {
@@ -104,6 +106,7 @@ enum CTestPlugin {
             case .entryReturnsNull: return ["-DENTRY_RETURNS_NULL"]
             case .malformedDescriptor: return ["-DMALFORMED_DESCRIPTOR"]
             case .sourceNode: return ["-DSOURCE_NODE"]
+            case .failAfterRange(let range): return ["-DFAIL_AFTER_RANGE=\"\(range)\""]
             }
         }
     }
@@ -141,6 +144,9 @@ enum CTestPlugin {
         #else
         #define CATEGORY "filter"
         #endif
+        #ifndef FAIL_AFTER_RANGE
+        #define FAIL_AFTER_RANGE "[0,1000000]"
+        #endif
 
         #ifdef MALFORMED_DESCRIPTOR
         static const char descriptor[] = "{\"type\":\"" NODE_TYPE "\",\"summary\":";
@@ -148,7 +154,7 @@ enum CTestPlugin {
         static const char descriptor[] =
             "{\"type\":\"" NODE_TYPE "\",\"summary\":\"Passes audio through; fails on buffer failAfter when set\","
             "\"category\":\"" CATEGORY "\","
-            "\"parameters\":[{\"name\":\"failAfter\",\"kind\":\"integer\",\"range\":[0,1000000],\"default\":0,"
+            "\"parameters\":[{\"name\":\"failAfter\",\"kind\":\"integer\",\"range\":" FAIL_AFTER_RANGE ",\"default\":0,"
             "\"required\":false,\"doc\":\"Fail on this buffer (0: never; 13 is refused when the node is made).\"}],"
             "\"inputs\":[{\"name\":\"in\",\"requires\":[\"audio\"]}],"
             "\"outputs\":[{\"name\":\"out\",\"produces\":[\"audio\"],\"forwardsInput\":true}],"

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run { fuzzConfig($0, $1) }

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run { fuzzHTTP($0, $1) }

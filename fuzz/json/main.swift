@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run { fuzzJSON($0, $1) }

@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run { fuzzPlugin($0, $1) }
