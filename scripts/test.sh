@@ -30,6 +30,12 @@ export AUDIOGRAPH_REQUIRE_EXAMPLE_PLUGINS=1
 # The /metrics tests parse with prometheus_client (Debian's python3-prometheus-client): fail, not skip, without it.
 export AUDIOGRAPH_REQUIRE_PROMETHEUS_PARSER=1
 bash scripts/build-examples.sh
+# Code that is not the test suite but must not rot: every benchmark in its --smoke mode (seconds, the debug build)
+# and every libFuzzer target for 30 s (docs/fuzzing.md). Both run before the tests so that the test runner's
+# summary stays the last line; a failure here fails the run after the tests.
+smoke_status=0
+bash scripts/bench-smoke.sh || smoke_status=$?
+bash scripts/fuzz.sh --smoke || smoke_status=$?
 # One test at a time: many tests block on real work (decoding, nested builds, realtime audio), and run side by
 # side on 2 cores they starve the concurrency pool that the waiting tests need (parallel runs took 126 s and
 # failed now and then on timeouts; serial runs take about 190 s and do not).
@@ -43,5 +49,9 @@ else
     echo "==== test failures (from $log) ===="
     grep -E -A4 '^✘|recorded an issue|: error:|Test Case .* failed|Fatal error|Exited with|Crashed|signal [0-9]' "$log" | tail -n 80 || true
     echo "==== end of test failures; swift test exited $status ===="
+fi
+if [ "$smoke_status" -ne 0 ]; then
+    echo "==== the benchmark or fuzz smoke failed (see above: 'benchmarks smoke:' and 'fuzz:' lines) ===="
+    [ "$status" -ne 0 ] || status=$smoke_status
 fi
 exit "$status"
