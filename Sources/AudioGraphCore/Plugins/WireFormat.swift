@@ -94,6 +94,10 @@ public enum WireFormat {
             }
             kind = .integer(range: bounds.count == 2 && bounds[0] <= bounds[1] ? bounds[0]...bounds[1] : nil)
         case "number":
+            // Finite bounds only: 1e999 parses as infinity, which JSON cannot carry back (it encodes as null).
+            guard range?.allSatisfy(\.isFinite) ?? true else {
+                throw WireFormatError("parameter \(name): a number range must be two finite numbers")
+            }
             kind = .number(range: range.flatMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil })
         case "boolean": kind = .boolean
         case "string": kind = .string

@@ -5,8 +5,8 @@ import Testing
 /// parameter's range bound that is not a whole number an Int holds (1e999 parses as infinity; 1e19 is past
 /// Int.max) trapped converting it, crashing the host that loaded the plugin; it is a `WireFormatError` now.
 @Suite struct WireFormatIntegerRangeTests {
-    static func declaration(range: String) -> String {
-        #"{"type":"x","summary":"","category":"filter","parameters":[{"name":"n","kind":"integer","range":\#(range)}],"#
+    static func declaration(range: String, kind: String = "integer") -> String {
+        #"{"type":"x","summary":"","category":"filter","parameters":[{"name":"n","kind":"\#(kind)","range":\#(range)}],"#
             + #""inputs":[],"outputs":[]}"#
     }
 
@@ -23,5 +23,20 @@ import Testing
         #expect(descriptor.parameters[0].kind == .integer(range: -5...8_999_999_999_999_999))
         let reversed = try WireFormat.descriptor(WireFormat.parse(Self.declaration(range: "[3,1]")))
         #expect(reversed.parameters[0].kind == .integer(range: nil), "a reversed range is still no range, as before")
+    }
+
+    /// The second finding: a number range bound of 1e999 parsed as infinity, which encodes as null, so the
+    /// declaration the host keeps was not the one the plugin sent (the round trip changed it).
+    @Test(arguments: ["[-96,481E+308]", "[-1e999,0]"])
+    func infiniteNumberBoundsAreRefused(range: String) throws {
+        let error = #expect(throws: WireFormatError.self) {
+            try WireFormat.descriptor(WireFormat.parse(Self.declaration(range: range, kind: "number")))
+        }
+        #expect(error?.message == "parameter n: a number range must be two finite numbers")
+    }
+
+    @Test func finiteNumberBoundsKeepTheirRange() throws {
+        let descriptor = try WireFormat.descriptor(WireFormat.parse(Self.declaration(range: "[-96,24.5]", kind: "number")))
+        #expect(descriptor.parameters[0].kind == .number(range: -96...24.5))
     }
 }
