@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets in fuzz/ (json, config, manifest, http, plugin) with -sanitize=fuzzer,address
 # into .build/fuzz, and runs each for a fixed time, seeded from fuzz/corpus/<target>/ (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh --smoke                 # what CI runs: every target for 30 s, two at a time
+#   scripts/fuzz.sh --smoke                 # what CI runs: every target for 30 s, two at a time, seed 1
 #   scripts/fuzz.sh --seconds 600 config    # one target for 10 minutes
 #   scripts/fuzz.sh --merge --seconds 3600  # an hour each, then the new inputs that add coverage go into fuzz/corpus
 #
@@ -20,11 +20,12 @@ seconds=60
 jobs=$(( $(nproc) < 2 ? $(nproc) : 2 ))
 merge=0
 build_only=0
+seed=0  # libFuzzer's -seed: 0 picks a new one each run; the smoke always uses 1, so CI replays the same inputs
 targets=()
 usage() { echo "usage: scripts/fuzz.sh [--smoke] [--seconds N] [--jobs J] [--merge] [--build-only] [TARGET...]" >&2; exit 64; }
 while [ $# -gt 0 ]; do
     case "$1" in
-        --smoke) seconds=30 ;;
+        --smoke) seconds=30; seed=1 ;;
         --seconds) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || usage; seconds=$2; shift ;;
         --jobs) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || usage; jobs=$2; shift ;;
         --merge) merge=1 ;;
@@ -67,7 +68,7 @@ run_target() {
     local dict=()
     [ -f "fuzz/dict/$target.dict" ] && dict=("-dict=fuzz/dict/$target.dict")
     local status=0
-    "$build_path/debug/fuzz-$target" "$run/new" "fuzz/corpus/$target" "${dict[@]}" -max_total_time="$seconds" \
+    "$build_path/debug/fuzz-$target" "$run/new" "fuzz/corpus/$target" "${dict[@]}" -max_total_time="$seconds" -seed="$seed" \
         -timeout=10 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$run/" \
         > "$run/log" 2>&1 || status=$?
     local execs persec artifact
