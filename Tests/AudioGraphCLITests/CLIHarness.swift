@@ -207,10 +207,9 @@ enum Harness {
         return directory.url.appendingPathComponent(name)
     }
 
-    /// `soxi -D`, `-r` or `-c` of a file, as a number.
-    /// Polls `condition` every 20 ms until it holds (true) or 45 s pass (false).
-    static func waitUntil(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(45)
+    /// Polls `condition` every 20 ms until it holds (true) or `timeout` seconds pass (false).
+    static func waitUntil(timeout: Double = 45, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(20))
@@ -218,6 +217,7 @@ enum Harness {
         return false
     }
 
+    /// `soxi -D`, `-r` or `-c` of a file, as a number.
     static func soxi(_ flag: String, _ path: String, in directory: TempDirectory) async throws -> Double {
         let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["soxi", flag, path], in: directory)
         guard result.status == 0, let value = Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -146,7 +146,7 @@ private func expectSlowClientsContained(port: UInt16, limit: Int, extra: Int, he
     }
     defer { trickle.cancel() }
 
-    let refusedSoon = try await wait(seconds: headerTimeout * 0.6) { clients.closed.count >= extra }
+    let refusedSoon = try await Harness.waitUntil(timeout: headerTimeout * 0.6) { clients.closed.count >= extra }
     let refusedCount = clients.closed.count
     try #require(refusedSoon, "\(extra) of \(limit + extra) connections from one address should be closed at once; \(refusedCount) were",
                  sourceLocation: sourceLocation)
@@ -160,7 +160,7 @@ private func expectSlowClientsContained(port: UInt16, limit: Int, extra: Int, he
     #expect(early.count == extra, "only the \(extra) past the limit are closed before the header timeout: \(early)",
             sourceLocation: sourceLocation)
 
-    let allClosed = try await wait(seconds: headerTimeout + 15) { clients.closed.count == limit + extra }
+    let allClosed = try await Harness.waitUntil(timeout: headerTimeout + 15) { clients.closed.count == limit + extra }
     let held = clients.closed.sorted().dropFirst(extra)
     let stillOpen = limit + extra - clients.closed.count
     #expect(allClosed, "every held connection should be closed \(headerTimeout) s after it opened; \(stillOpen) still open",
@@ -173,15 +173,6 @@ private func expectSlowClientsContained(port: UInt16, limit: Int, extra: Int, he
     #expect(again.status == 200, "127.0.0.1 is served again once its connections are gone: \(again)", sourceLocation: sourceLocation)
 }
 
-/// Polls `condition` every 20 ms for up to `seconds`.
-private func wait(seconds: Double, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
-}
 
 /// Raw connections that send a request line and headers that never end. Non-blocking sockets, checked for
 /// the server's close on every look (`closed`) and fed one more header byte by `trickle`.
