@@ -39,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CPulseAudio", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // whisper.cpp 1.8.5, built from source and installed with a pkg-config file by scripts/install-whisper.sh
+        // (Debian has no package).
+        .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
 
         // The plugin ABI: a C header only (audiograph_plugin.h), shared by the host and plugins.
         .target(name: "CAudioGraphPlugin"),
@@ -49,7 +52,9 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CSampleRate", "CSoxr", "CFFTW"],
                 swiftSettings: strict),
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx"],
+        // The whisper recognizer engine (whisper.cpp's C API) and its models (install: SHA-256 from OpenSSL).
+        .target(name: "AudioGraphWhisper", dependencies: ["AudioGraphCore", "CWhisper", "CCrypto"], swiftSettings: strict),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphWhisper", "CPocketSphinx"],
                 swiftSettings: strict),
         .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "CSQLite", "CPostgres"], swiftSettings: strict),
         .target(name: "AudioGraphSessions",
@@ -89,6 +94,9 @@ let package = Package(
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraphTestKit"],
                     swiftSettings: strict),
         .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphIO", "AudioGraphTestKit"],
+                    resources: [.copy("Fixtures")], swiftSettings: strict),
+        .testTarget(name: "AudioGraphWhisperTests",
+                    dependencies: ["AudioGraphWhisper", "AudioGraphSpeech", "AudioGraphIO", "AudioGraphTestKit"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "AudioGraphStoreTests", dependencies: ["AudioGraphStore", "AudioGraph", "AudioGraphTestKit"],
                     swiftSettings: strict),

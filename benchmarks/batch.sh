@@ -32,7 +32,7 @@ for i in $(seq 0 $((FILES - 1))); do echo "{\"path\": \"f$i.wav\", \"session\": 
 cat > pipeline.json <<'JSON'
 {"version": 1,
  "nodes": {"src": {"type": "file-source", "path": "f0.wav"}, "vad": {"type": "vad"},
-           "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "store.sqlite"}},
+           "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "store": {"type": "transcript-store", "path": "store.sqlite"}},
  "links": ["src -> vad -> asr -> store"]}
 JSON
 audio_seconds=$((FILES * FILE_SECONDS))

@@ -11,14 +11,25 @@
 # What it runs, each load for DURATION with `wrk -t2 -c$CONNECTIONS --latency -s benchmarks/http_paths.lua`
 # (every request carries `Authorization: Bearer TOKEN`; each wrk thread cycles through a list of paths):
 #   pages        GET /v1/sessions/bench/transcripts?page=N&limit=30, N cycling over all 100 pages
+#   cursor       the same 100 pages by cursor: ?after=CURSOR&limit=30 (the previous page's nextCursor)
 #   transcripts  GET /v1/transcripts/{tid}, cycling over all 3,000 tids
 # first against `audiograph serve --threads T`, then against nginx (worker_processes 2, access log off) whose
 # root holds every page and transcript document exactly as the API answered it (fetched once with curl):
-# /pages/N.json and /transcripts/{tid}.json. nginx ignores the Authorization header.
+# /pages/N.json, /cursor/N.json and /transcripts/{tid}.json. nginx ignores the Authorization header.
+#
+# Then the SSE fan-out: `audiograph serve --run` of a live session (examples/audio/call.flac twice after 10 s of
+# silence, played at 1x through vad and pocketsphinx with partials, ~56 s) watched by VIEWERS viewers
+# (benchmarks/sse_fanout.py: one python3 epoll client, HTTP/1.1 streams with the bearer token), each caption's
+# arrival time in the viewer's socket (the kernel's receive timestamp) minus its `published` time; captions
+# published before the last viewer connected do not count.
 #
 # Reported per load and server: requests/s, p50/p99/max latency, server peak RSS during the run (VmHWM,
 # reset before each run; nginx: master + workers), server CPU seconds, errors; and audiograph/nginx ratios.
-# Fails if any audiograph run has a non-2xx answer or a socket error (connect, read, write, timeout).
+# Fan-out: viewers connected and dropped, captions counted, deliveries, missed, p50/p99/max latency, the
+# server's peak RSS and CPU, and whether the target (every viewer served, none dropped, nothing missed, p99 under
+# 100 ms) was met.
+# Fails if any audiograph run has a non-2xx answer or a socket error (connect, read, write, timeout), or if the
+# fan-out counted no caption, lost a viewer or missed a caption (a p99 over 100 ms is reported, not a failure).
 #
 # Usage: benchmarks/http.sh [--binary PATH] [--work DIR] [--threads T] [--smoke]
 #   --binary PATH   the audiograph to test (default: `swift build -c release --scratch-path $SCRATCH` in the
@@ -26,12 +37,13 @@
 #   --work DIR      folder for the store, the documents and the logs (default: a mktemp folder, removed at
 #                   the end; a folder you name is kept)
 #   --threads T     `audiograph serve --threads T` (default 4, serve's own default)
-#   --smoke         60 transcripts, every load for 1 s with 20 connections (CI; see lib.sh)
+#   --smoke         60 transcripts, every load for 1 s with 20 connections; 20 viewers of a 7 s talk (CI; see lib.sh)
 # Environment: DURATION (wrk -d, default 30s), CONNECTIONS (wrk -c, default 200; past serve's
 # --max-connections-per-address default of 256 the script passes --max-connections-per-address 0, since wrk
-# connects from one address).
+# connects from one address); VIEWERS (SSE viewers, default 2000; serve runs with --max-connections-per-address 0).
 #
-# Needs wrk, nginx (nginx-light is enough), curl and python3 (standard library only).
+# Needs wrk, nginx (nginx-light is enough), curl, python3 (standard library only), sox and pocketsphinx's en-US
+# model (Debian's).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -42,6 +54,8 @@ DURATION="${DURATION:-30s}"
 CONNECTIONS="${CONNECTIONS:-200}"
 SCRATCH="${SCRATCH:-/tmp/bench-build}"
 TRANSCRIPTS=3000
+VIEWERS="${VIEWERS:-2000}"
+FANOUT_PAD=10 SPEECH_SECONDS=23 SPEECH_COPIES=2
 LIMIT=30
 
 while [ $# -gt 0 ]; do
@@ -51,11 +65,12 @@ while [ $# -gt 0 ]; do
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
-if [ "$SMOKE" = 1 ]; then TRANSCRIPTS=60 DURATION=1s CONNECTIONS=20; smoke_banner; fi
+if [ "$SMOKE" = 1 ]; then TRANSCRIPTS=60 DURATION=1s CONNECTIONS=20 VIEWERS=20 FANOUT_PAD=1 SPEECH_SECONDS=6 SPEECH_COPIES=1; smoke_banner; fi
+is_count "$VIEWERS" && [ "$VIEWERS" -ge 1 ] || die "VIEWERS must be a whole number >= 1"
 is_count "$THREADS" && [ "$THREADS" -ge 1 ] || die "--threads must be a whole number >= 1"
 is_count "$CONNECTIONS" && [ "$CONNECTIONS" -ge 2 ] || die "CONNECTIONS must be a whole number >= 2"
 [[ "$DURATION" =~ ^[0-9]+[smh]?$ ]] || die "DURATION must look like 30s, 3s or 2m, not \"$DURATION\""
-require_tools " (apt-get install wrk nginx-light curl python3)" wrk nginx curl python3
+require_tools " (apt-get install wrk nginx-light curl python3 sox)" wrk nginx curl python3 sox soxi
 [ -x /usr/sbin/nginx ] && NGINX=/usr/sbin/nginx || NGINX="$(command -v nginx)"
 LUA="$ROOT/benchmarks/http_paths.lua"
 [ -f "$LUA" ] || die "missing $LUA"
@@ -150,17 +165,23 @@ EOF
 # ---------------------------------------------------------------------------------------------------------
 # audiograph serve, and the documents it answers, fetched once.
 
+# start_serve LOG ARGS...: `audiograph serve --store STORE --listen 127.0.0.1:0 --threads THREADS ARGS...` in the
+# background (SERVER_PID), its stderr in LOG; waits until it listens and sets API to its http://HOST:PORT.
+start_serve() {
+  local log="$1"; shift
+  "$BINARY" serve --store "$STORE" --listen 127.0.0.1:0 --threads "$THREADS" "$@" 2> "$log" &
+  SERVER_PID=$!
+  for _ in $(seq 1 200); do
+    grep -q 'serving http://' "$log" && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; die "audiograph serve $* exited"; }
+    sleep 0.05
+  done
+  API="$(sed -n 's|.*serving \(http://[0-9.]*:[0-9]*\).*|\1|p' "$log" | head -n1)"
+  [ -n "$API" ] || { cat "$log" >&2; die "audiograph serve $* did not say where it listens"; }
+}
 PER_ADDRESS=()
 [ "$CONNECTIONS" -le 250 ] || PER_ADDRESS=(--max-connections-per-address 0)  # wrk's connections all come from 127.0.0.1
-"$BINARY" serve --store "$STORE" --listen 127.0.0.1:0 --threads "$THREADS" "${PER_ADDRESS[@]}" 2> "$WORK/serve.log" &
-SERVER_PID=$!
-for _ in $(seq 1 200); do
-  grep -q 'serving http://' "$WORK/serve.log" && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; die "audiograph serve exited"; }
-  sleep 0.05
-done
-API="$(sed -n 's|.*serving \(http://[0-9.]*:[0-9]*\).*|\1|p' "$WORK/serve.log" | head -n1)"
-[ -n "$API" ] || { cat "$WORK/serve.log" >&2; die "audiograph serve did not say where it listens"; }
+start_serve "$WORK/serve.log" "${PER_ADDRESS[@]}"
 
 PAGES=$(( (TRANSCRIPTS + LIMIT - 1) / LIMIT ))
 : > "$WORK/api-pages.txt"; : > "$WORK/api-transcripts.txt"; : > "$WORK/static-pages.txt"; : > "$WORK/static-transcripts.txt"
@@ -194,6 +215,28 @@ assert all(json.load(open(f"{www}/transcripts/bench-{n:05d}.json"))["utterances"
 print(f"documents: {len(p)} pages (mean {sum(p) / len(p) / 1024:.1f} KB), {len(t)} transcripts "
       f"(mean {sum(t) / len(t) / 1024:.1f} KB)", file=sys.stderr)
 EOF
+
+# The same pages by cursor (`after=` the previous page's nextCursor, as the Swift client pages), each fetched
+# once too (its `page` is null, so its bytes differ from the page=N document's).
+python3 - "$WWW" "$PAGES" "$LIMIT" "$API" "$WORK" <<'EOF'
+import json, sys
+www, pages, limit, api, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+with open(f"{work}/api-cursor.txt", "w") as paths, open(f"{work}/static-cursor.txt", "w") as static, \
+        open(f"{work}/fetch-cursor.curl", "w") as fetch:
+    for n in range(1, pages + 1):
+        after = "" if n == 1 else f"after={json.load(open(f'{www}/pages/{n - 1}.json'))['nextCursor']}&"
+        path = f"/v1/sessions/bench/transcripts?{after}limit={limit}"
+        paths.write(path + "\n")
+        static.write(f"/cursor/{n}.json\n")
+        fetch.write(f'url = "{api}{path}"\noutput = "{www}/cursor/{n}.json"\n')
+EOF
+mkdir -p "$WWW/cursor"
+curl --fail --silent --show-error -H "Authorization: Bearer $TOKEN" -K "$WORK/fetch-cursor.curl" \
+  || die "fetching the cursor pages from audiograph failed"
+tids() { python3 -c 'import json, sys; print([t["tid"] for t in json.load(open(sys.argv[1]))["transcripts"]])' "$1"; }
+for n in 1 "$PAGES"; do
+  [ "$(tids "$WWW/pages/$n.json")" = "$(tids "$WWW/cursor/$n.json")" ] || die "page $n by cursor lists other transcripts than page=$n"
+done
 
 # ---------------------------------------------------------------------------------------------------------
 # nginx on the same documents.
@@ -276,13 +319,63 @@ run_load() {
 }
 
 run_load pages audiograph "$API" "$WORK/api-pages.txt" "$SERVER_PID"
+run_load cursor audiograph "$API" "$WORK/api-cursor.txt" "$SERVER_PID"
 run_load transcripts audiograph "$API" "$WORK/api-transcripts.txt" "$SERVER_PID"
 SERVER_PEAK_KB=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SERVER_PID/status")
 kill -TERM "$SERVER_PID"
 SERVER_EXIT=0; wait "$SERVER_PID" || SERVER_EXIT=$?
 SERVER_PID=""
 run_load pages nginx "$STATIC" "$WORK/static-pages.txt" $(nginx_pids)
+run_load cursor nginx "$STATIC" "$WORK/static-cursor.txt" $(nginx_pids)
 run_load transcripts nginx "$STATIC" "$WORK/static-transcripts.txt" $(nginx_pids)
+
+# ---------------------------------------------------------------------------------------------------------
+# SSE fan-out: one live session (`serve --run`: a file played at 1x through vad and pocketsphinx, partials on)
+# watched by $VIEWERS viewers (benchmarks/sse_fanout.py); each caption's publication -> receipt latency.
+
+FANOUT="$WORK/fanout"
+mkdir -p "$FANOUT"
+# The talk: FANOUT_PAD s of silence (time for the viewers to connect; captions published before they all are
+# do not count), then the example call at 16 kHz mono, SPEECH_COPIES times (smoke: its first 6 s once).
+sox -q -n -r 16000 -c 1 -b 16 "$FANOUT/pad.wav" trim 0 "$FANOUT_PAD"
+sox -q "$ROOT/examples/audio/call.flac" -r 16000 -c 1 -b 16 "$FANOUT/speech.wav" trim 0 "$SPEECH_SECONDS"
+SPEECH_FILES=()
+for _ in $(seq 1 "$SPEECH_COPIES"); do SPEECH_FILES+=("$FANOUT/speech.wav"); done
+sox -q "$FANOUT/pad.wav" "${SPEECH_FILES[@]}" "$FANOUT/talk.wav"
+TALK_SECONDS=$(soxi -D "$FANOUT/talk.wav")
+cat > "$FANOUT/live.json" <<JSON
+{
+  "version": 1,
+  "session": { "id": "fanout", "room": "bench", "participants": ["bench"], "autoStartTranscription": true, "captions": true },
+  "nodes": {
+    "src": { "type": "file-source", "path": "talk.wav", "realtime": true },
+    "vad": { "type": "vad" },
+    "asr": { "type": "recognizer", "engine": "pocketsphinx", "partials": "on" }
+  },
+  "links": ["src -> vad -> asr"]
+}
+JSON
+echo "SSE fan-out: $VIEWERS viewers of one live session (${TALK_SECONDS%.*} s talk, serve --threads $THREADS) ..." >&2
+start_serve "$FANOUT/serve.log" --max-connections-per-address 0 --run "$FANOUT/live.json"
+LIVE_PORT="${API##*:}"
+reset_peaks "$SERVER_PID"
+c0=$(cpu_ticks "$SERVER_PID")
+# In the background, as wrk (WRK_PID: the cleanup stops it).
+python3 "$ROOT/benchmarks/sse_fanout.py" --port "$LIVE_PORT" --session fanout --token "$TOKEN" --viewers "$VIEWERS" \
+  --timeout "$(awk -v t="$TALK_SECONDS" 'BEGIN { print int(t + 60) }')" > "$FANOUT/result.txt" 2> "$FANOUT/client.log" &
+WRK_PID=$!
+wait "$WRK_PID" || { cat "$FANOUT/client.log" >&2; die "the SSE load client failed"; }
+WRK_PID=""
+c1=$(cpu_ticks "$SERVER_PID")
+FANOUT_PEAK_KB=$(peak_kb "$SERVER_PID")
+cat "$FANOUT/client.log" >&2
+grep -q '^RESULT ' "$FANOUT/result.txt" || die "the SSE load client printed no RESULT line"
+kill -0 "$SERVER_PID" 2>/dev/null || { cat "$FANOUT/serve.log" >&2; die "audiograph serve died during the fan-out"; }
+kill -TERM "$SERVER_PID"
+FANOUT_EXIT=0; wait "$SERVER_PID" || FANOUT_EXIT=$?
+SERVER_PID=""
+echo "$(sed -n 's/^RESULT //p' "$FANOUT/result.txt") peak_kb=$FANOUT_PEAK_KB cpu_ticks=$(( c1 - c0 ))" \
+  "talk_s=${TALK_SECONDS%.*} exit=$FANOUT_EXIT" > "$WORK/fanout.txt"
 
 # ---------------------------------------------------------------------------------------------------------
 # The report.
@@ -293,8 +386,8 @@ echo "tools: $(wrk --version 2>&1 | head -n1 | cut -d' ' -f1-2), $("$NGINX" -v 2
 echo "binary: $BINARY (serve --threads $THREADS)"
 echo "load average (1, 5, 15 min): $LOAD_BEFORE before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "load: wrk -t2 -c$CONNECTIONS -d$DURATION --latency, loopback; wrk shares the $(nproc) cores with the server"
-echo "data: 1 session, $TRANSCRIPTS transcripts x 4 utterances; pages = $PAGES pages of $LIMIT (page=N), transcripts = /v1/transcripts/{tid}"
-python3 - "$WORK/results.txt" "$TICKS" "$SERVER_PEAK_KB" "$SERVER_EXIT" <<'EOF'
+echo "data: 1 session, $TRANSCRIPTS transcripts x 4 utterances; pages = $PAGES pages of $LIMIT (page=N), cursor = the same pages by after=CURSOR, transcripts = /v1/transcripts/{tid}"
+python3 - "$WORK/results.txt" "$TICKS" "$SERVER_PEAK_KB" "$SERVER_EXIT" "$WORK/fanout.txt" <<'EOF'
 import sys
 rows, ticks = {}, int(sys.argv[2])
 keys = "requests duration_us bytes connect read write status timeout p50_us p99_us max_us peak_kb cpu_ticks".split()
@@ -305,7 +398,7 @@ for line in open(sys.argv[1]):
     r["errors"] = r["connect"] + r["read"] + r["write"] + r["timeout"]
     r["cpu_s"] = r["cpu_ticks"] / ticks
     rows[(load, server)] = r
-loads = [l for l in ("pages", "transcripts") if (l, "audiograph") in rows]
+loads = [l for l in ("pages", "cursor", "transcripts") if (l, "audiograph") in rows]
 print()
 print(f"{'load':12} {'audiograph req/s':>16} {'p99 ms':>7} {'nginx req/s':>12} {'p99 ms':>7}   "
       f"{'ratio req/s':>11} {'ratio p99':>9}   (ratios: audiograph/nginx)")
@@ -327,10 +420,28 @@ print()
 print(f"peak MB: VmHWM over the run (reset before it); nginx = master + 2 workers. audiograph serve peak over its "
       f"whole life: {int(sys.argv[3]) / 1024:.1f} MB; exit status after SIGTERM: {sys.argv[4]}.")
 print("KB/resp: bytes wrk read per answer (headers + body). CPU s: the server's user + system time during the run.")
+fan = {k: float(v) for k, v in (item.split("=") for item in open(sys.argv[5]).read().split())}
+print()
+print(f"SSE fan-out: {int(fan['viewers'])} viewers of one live session ({int(fan['talk_s'])} s talk: pocketsphinx partials "
+      f"and finals), from one python3 epoll client on the same cores")
+print(f"  connected {int(fan['connected'])} in {fan['connect_s']:.1f} s, dropped {int(fan['dropped'])}; "
+      f"{int(fan['captions'])} captions counted, {int(fan['deliveries']):,} deliveries, {int(fan['missed'])} missed")
+print(f"  publication -> arrival in the viewer's socket{'' if fan['kernel_stamps'] else ' (no kernel stamps: client time)'}: "
+      f"p50 {fan['p50_ms']:.1f} ms, p99 {fan['p99_ms']:.1f} ms, max {fan['max_ms']:.1f} ms; {int(fan['over_100ms'])} deliveries over 100 ms")
+print(f"  publication -> read by the client: p50 {fan['user_p50_ms']:.1f} ms, p99 {fan['user_p99_ms']:.1f} ms, "
+      f"max {fan['user_max_ms']:.1f} ms (adds the client's own queueing: one process reads every socket in turn)")
+print(f"  server: peak {fan['peak_kb'] / 1024:.1f} MB, {fan['cpu_ticks'] / ticks:.1f} CPU s; exit status after SIGTERM: {int(fan['exit'])}")
+met = fan["connected"] == fan["viewers"] and not fan["dropped"] and not fan["missed"] and fan["p99_ms"] < 100
+print(f"  target (all {int(fan['viewers'])} connected, none dropped, nothing missed, p99 < 100 ms): {'met' if met else 'MISSED'}")
 bad = [f"{l}: {r['status']} non-2xx, {r['errors']} socket errors" for (l, s), r in rows.items()
        if s == "audiograph" and (r["status"] or r["errors"] or not r["requests"])]
+if not fan["captions"] or fan["connected"] < fan["viewers"] or fan["dropped"] or fan["missed"]:
+    bad.append(f"SSE fan-out: {int(fan['viewers'] - fan['connected'])} viewers not connected, {int(fan['dropped'])} dropped, "
+               f"{int(fan['missed'])} captions missed, {int(fan['captions'])} counted")
+if fan["exit"]:
+    bad.append(f"SSE fan-out: serve exited {int(fan['exit'])} after SIGTERM")
 if bad:
-    print("FAIL: audiograph answered with errors: " + "; ".join(bad))
+    print("FAIL: " + "; ".join(bad))
     sys.exit(1)
 print(f"audiograph: no non-2xx answers and no socket errors in {sum(r['requests'] for (l, s), r in rows.items() if s == 'audiograph'):,} requests.")
 EOF

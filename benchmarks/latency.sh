@@ -81,7 +81,7 @@ import json, sys
 path, vad, asr = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 config = {"version": 1, "session": {"autoStartTranscription": True},
           "nodes": {"src": {"type": "file-source", "path": "speech.wav", "realtime": True},
-                    "vad": dict({"type": "vad"}, **vad), "asr": dict({"type": "recognizer"}, **asr),
+                    "vad": dict({"type": "vad"}, **vad), "asr": dict({"type": "recognizer", "engine": "pocketsphinx"}, **asr),
                     "cc": {"type": "caption-sink", "format": "srt", "path": "out/cc.srt"}},
           "links": ["src -> vad -> asr -> cc"]}
 json.dump(config, open(path, "w"))

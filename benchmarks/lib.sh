@@ -127,3 +127,26 @@ runs_summary() {
 
 # machine: "N cores, CPU model" of this machine.
 machine() { echo "$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"; }
+
+# vad_python SILERO: sets PY to a python3 with numpy and webrtcvad (and, SILERO=1, onnxruntime and silero-vad),
+# installing them into $VAD_VENV (default ~/.cache/audiograph/vad-venv) when the python3 on PATH lacks them.
+# Versions are pinned where the numbers depend on them (onnxruntime, silero-vad).
+vad_python() {
+  local silero="$1" needs="import numpy, webrtcvad" venv
+  # silero_vad's own __init__ imports torch: only check that the package (and so its ONNX model) is there.
+  [ "$silero" = 1 ] && needs="$needs, onnxruntime, importlib.util; assert importlib.util.find_spec('silero_vad')"
+  PY=python3
+  "$PY" -c "$needs" 2>/dev/null && return 0
+  venv="${VAD_VENV:-$HOME/.cache/audiograph/vad-venv}"
+  if ! "$venv/bin/python" -c "$needs" 2>/dev/null; then
+    echo "Installing numpy, webrtcvad-wheels$([ "$silero" = 1 ] && echo ", onnxruntime, silero-vad") into $venv ..." >&2
+    python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+    "$venv/bin/pip" install -q numpy webrtcvad-wheels >&2
+    if [ "$silero" = 1 ]; then
+      # silero-vad's wheel carries the ONNX model; its torch dependency is not needed to run it.
+      "$venv/bin/pip" install -q onnxruntime==1.20.1 >&2
+      "$venv/bin/pip" install -q --no-deps silero-vad==6.2.3 >&2
+    fi
+  fi
+  PY="$venv/bin/python"
+}

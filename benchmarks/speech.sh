@@ -138,13 +138,13 @@ for clip in "${CLIPS[@]}"; do
     out="$WORK/wer/$sys/$clip.json"
     case $sys in
       ours-vad)     cfg=$(config "wer-$sys-$clip" "$wav" "src -> vad -> asr -> out" json "$out" "$VAD" \
-                      '"asr": { "type": "recognizer" }') ;;
+                      '"asr": { "type": "recognizer", "engine": "pocketsphinx" }') ;;
       ours-novad)   cfg=$(config "wer-$sys-$clip" "$wav" "src -> asr -> out" json "$out" \
-                      '"asr": { "type": "recognizer" }') ;;
+                      '"asr": { "type": "recognizer", "engine": "pocketsphinx" }') ;;
       ours-vad-p0)  cfg=$(config "wer-$sys-$clip" "$wav" "src -> vad -> asr -> out" json "$out" "$VAD" \
-                      '"asr": { "type": "recognizer", "partialIntervalMs": 0 }') ;;
+                      '"asr": { "type": "recognizer", "engine": "pocketsphinx", "partialIntervalMs": 0 }') ;;
       ours-vad-str) cfg=$(config "wer-$sys-$clip" "$wav" "src -> vad -> asr -> out" json "$out" "$VAD" \
-                      '"asr": { "type": "recognizer", "finalPass": "streaming" }') ;;
+                      '"asr": { "type": "recognizer", "engine": "pocketsphinx", "finalPass": "streaming" }') ;;
     esac
     run_ours "$cfg" > /dev/null 2> "$WORK/logs/wer-$sys-$clip.log" \
       || { echo "speech.sh: $sys failed on $clip (exit $?); see $WORK/logs/wer-$sys-$clip.log" >&2; FAILED=$((FAILED + 1)); }
@@ -193,11 +193,11 @@ JOBS=(continuous ours-default ours-p0 ours-streaming)
 for f in speech half; do
   RS='"rs": { "type": "resampler", "sampleRate": 16000, "channels": 1 }'
   config "$f-ours-default" "$A/$f.wav" "src -> rs -> vad -> asr -> out" webvtt "$WORK/out/$f.ours-default.vtt" \
-    "$RS" "$VAD" '"asr": { "type": "recognizer" }' > /dev/null
+    "$RS" "$VAD" '"asr": { "type": "recognizer", "engine": "pocketsphinx" }' > /dev/null
   config "$f-ours-p0" "$A/$f.wav" "src -> rs -> vad -> asr -> out" webvtt "$WORK/out/$f.ours-p0.vtt" \
-    "$RS" "$VAD" '"asr": { "type": "recognizer", "partialIntervalMs": 0 }' > /dev/null
+    "$RS" "$VAD" '"asr": { "type": "recognizer", "engine": "pocketsphinx", "partialIntervalMs": 0 }' > /dev/null
   config "$f-ours-streaming" "$A/$f.wav" "src -> rs -> vad -> asr -> out" webvtt "$WORK/out/$f.ours-streaming.vtt" \
-    "$RS" "$VAD" '"asr": { "type": "recognizer", "finalPass": "streaming" }' > /dev/null
+    "$RS" "$VAD" '"asr": { "type": "recognizer", "engine": "pocketsphinx", "finalPass": "streaming" }' > /dev/null
 done
 for run in $(seq 1 "$REPEATS"); do
   for f in speech half; do
@@ -230,9 +230,9 @@ python3 "$EVAL" speed --records "$RECORDS" --refs "$REFS" --passes "$PASSES" --s
 # 3. Graph overhead
 
 config ov-ours-1utt "$A/speech-16k.wav" "src -> asr -> out" webvtt "$WORK/out/ov.ours-1utt.vtt" \
-  '"asr": { "type": "recognizer", "partialIntervalMs": 0, "maxUtteranceSeconds": 600, "silenceMs": 10000 }' > /dev/null
+  '"asr": { "type": "recognizer", "engine": "pocketsphinx", "partialIntervalMs": 0, "maxUtteranceSeconds": 600, "silenceMs": 10000 }' > /dev/null
 config ov-ours-seg "$A/speech-16k.wav" "src -> asr -> out" webvtt "$WORK/out/ov.ours-seg.vtt" \
-  '"asr": { "type": "recognizer", "partialIntervalMs": 0 }' > /dev/null
+  '"asr": { "type": "recognizer", "engine": "pocketsphinx", "partialIntervalMs": 0 }' > /dev/null
 echo "speech-16k" > "$WORK/ov.ctl"
 for run in $(seq 1 "$REPEATS"); do
   echo "Overhead: round $run of $REPEATS ..." >&2

@@ -57,7 +57,7 @@ cat > "$WORK/init.json" <<EOF
   "session": { "id": "bench-init", "room": "bench", "autoStartTranscription": true },
   "nodes": {
     "src":   { "type": "file-source", "path": "silence.wav" },
-    "asr":   { "type": "recognizer" },
+    "asr":   { "type": "recognizer", "engine": "pocketsphinx" },
     "store": { "type": "transcript-store", "path": "store/transcripts.sqlite" }
   },
   "links": ["src -> asr -> store"]

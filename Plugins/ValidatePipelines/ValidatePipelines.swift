@@ -48,12 +48,11 @@ struct ValidatePipelines: CommandPlugin {
             let name = PipelineFinder.display(file, root: root)
             let result = try run(tool, ["validate", file.path], in: root, scratch: scratch)
             if result.status == 0 {
-                say("ok    \(name)")
+                report("ok    \(name)")
                 if verbose { say(result.output.indented) }
             } else {
                 let message = Self.errorText(result.errors, file: file, tool: tool.lastPathComponent)
-                say("FAIL  \(name) (exit \(result.status))")
-                say(message.indented)
+                report("FAIL  \(name) (exit \(result.status))\n" + message.indented)
                 failures.append((name, message))
             }
         }
@@ -152,6 +151,14 @@ struct ValidatePipelines: CommandPlugin {
 /// Prints a line now (stdout is a pipe to SwiftPM, so it would otherwise wait behind the diagnostics).
 func say(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+/// A file's result line, sent as a progress diagnostic: SwiftPM prints those on stderr as they arrive
+/// (`[ValidatePipelines] ok    pipelines/good.json`). What a plugin writes to stdout is relayed later and, when
+/// the plugin fails on a loaded machine, sometimes not at all (seen in CI: the error lines arrived, the stdout
+/// lines did not).
+func report(_ line: String) {
+    Diagnostics.progress(line)
 }
 
 /// Finds pipeline configs under the package root.

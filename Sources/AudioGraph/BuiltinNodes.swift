@@ -7,6 +7,8 @@ extension NodeRegistry {
     /// try registry.register(MyGainNode.self, origin: "my app")
     /// ```
     public static var builtins: NodeRegistry {
+        // The vad node's silero engine lives in the speech module (AudioGraphDSP does not link whisper).
+        SileroVADEngine.register()
         var registry = NodeRegistry()
         let types: [any AudioNode.Type] = [
             FileSourceNode.self,

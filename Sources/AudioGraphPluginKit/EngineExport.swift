@@ -77,7 +77,8 @@ enum EngineExport {
             destroy: { recognizer in
                 guard let recognizer else { return }
                 Unmanaged<Instance>.fromOpaque(recognizer).release()
-            })
+            },
+            parameters_json: UnsafePointer(strdup(WireFormat.text(WireFormat.encode(parameters: engine.parameters)))))
     }
 
     private static func run(_ recognizer: UnsafeMutableRawPointer?, _ failure: UnsafeMutablePointer<ag_error>?,

@@ -5,6 +5,8 @@ import CAudioGraphPlugin
 public struct PluginEngineType: Sendable {
     public let name: String
     public let summary: String
+    /// The engine's own parameters (ABI 2's `parameters_json`).
+    public let parameters: [ParameterSpec]
     let table: PluginTable<ag_engine_type>
     let freeString: PluginFree
     public let origin: String
@@ -15,7 +17,7 @@ public struct PluginEngineType: Sendable {
         let free = freeString
         let name = self.name
         return RecognizerEngine(
-            name: name, summary: summary + " (plugin: \(origin))",
+            name: name, summary: summary + " (plugin: \(origin))", parameters: parameters,
             capabilities: { options in
                 let json = WireFormat.text(WireFormat.encode(options))
                 guard let text = free.take(table.table.capabilities(table.table.type_context, json)),

@@ -101,8 +101,18 @@ public final class PluginLibrary: Sendable {
                 throw .malformed(path, "engine \(index)'s table is incomplete")
             }
             guard let free else { throw .malformed(path, "the plugin has engines but no free_string") }
-            engines.append(PluginEngineType(name: String(cString: name), summary: table.summary.map { String(cString: $0) } ?? "",
-                                            table: PluginTable(table), freeString: PluginFree(free), origin: path))
+            let engineName = String(cString: name)
+            var parameters: [ParameterSpec] = []
+            if let json = table.parameters_json {
+                do {
+                    parameters = try WireFormat.parameters(WireFormat.parse(String(cString: json)))
+                } catch {
+                    throw .malformed(path, "engine \"\(engineName)\"'s parameters: \(error.message)")
+                }
+            }
+            engines.append(PluginEngineType(name: engineName, summary: table.summary.map { String(cString: $0) } ?? "",
+                                            parameters: parameters, table: PluginTable(table), freeString: PluginFree(free),
+                                            origin: path))
         }
         return PluginLibrary(path: path, name: String(cString: namePointer),
                              version: plugin.version.map { String(cString: $0) } ?? "", nodeTypes: nodeTypes, engines: engines)
@@ -149,7 +159,8 @@ public enum PluginLoadError: Error, Equatable, Sendable, CustomStringConvertible
         case .refusedByPlugin: return "the plugin's entry point refused to load (it returned no plugin table)"
         case .abiMismatch(_, let plugin, let host):
             return "built for plugin ABI \(plugin), but this audiograph loads ABI \(host): rebuild the plugin against "
-                + "audiograph \(AudioGraphVersion.current)"
+                + "audiograph \(AudioGraphVersion.current)'s audiograph_plugin.h or AudioGraphPluginKit"
+                + (plugin < host ? " (ABI 2 added the engine parameters; see docs/plugins.md)" : "")
         case .malformed(_, let detail): return "malformed plugin: \(detail)"
         case .duplicate(_, let detail): return detail
         }

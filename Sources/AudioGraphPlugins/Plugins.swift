@@ -88,7 +88,14 @@ public enum Plugins {
                 throw .duplicate(path, "recognizer engine \"\(engine.name)\" is already registered (from \(origin))")
             }
         }
-        for engine in library.engines { RecognizerEngines.register(engine.engine) }
+        // An engine already registered here came from this plugin (loaded before): it stays.
+        for engine in library.engines where RecognizerEngines.engine(named: engine.name) == nil {
+            do {
+                try RecognizerEngines.register(engine.engine)
+            } catch {
+                throw .duplicate(path, error.message)
+            }
+        }
         registry = updated
         return library
     }

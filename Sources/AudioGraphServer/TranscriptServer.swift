@@ -45,14 +45,14 @@ public final class TranscriptServer: Sendable {
     /// Connections closed so far for not sending a whole request in time.
     public var requestTimeouts: Int { daemon.requestTimeouts }
 
-    /// Publishes `session`'s captions as live session `id` until `LiveSessions.remove` (or `shutdown`), and its
+    /// Publishes `session`'s captions (and its state changes, as `state` events) as live session `id`, steerable
+    /// by its participants over the control API as its settings allow, until `LiveSessions.remove` (or `shutdown`), and its
     /// per-node statistics on `GET /metrics` labelled `session="ID"`, with `audiograph_session_running` 1 while
     /// it is live. Once it ended its final totals stay (running 0); a later session with the same id replaces
     /// them.
     @discardableResult
     public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
-        let live = self.live.add(id: id, room: room, participants: participants)
-        session.observeCaptions { caption in live.publish(caption) }
+        let live = self.live.attach(session, id: id, room: room, participants: participants)
         metrics.set("session \(id)") { exposition in
             let labels: PrometheusExposition.Labels = [("session", id)]
             exposition.add(gauge: "audiograph_session_running",

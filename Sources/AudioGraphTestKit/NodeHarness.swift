@@ -26,8 +26,9 @@ public final class NodeHarness<Node: AudioNode> {
 
     /// Wraps an existing node instance and calls `start`.
     /// - Parameter inputKinds: the frame kinds the node is told can arrive (default: audio when `input` is set).
+    /// - Parameter options: the run's options the node sees (`realtime`, `verbose`).
     public init(_ node: Node, id: String = "node", input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
-                clock: ManualClock = ManualClock()) throws {
+                clock: ManualClock = ManualClock(), options: RunOptions = RunOptions()) throws {
         self.node = node
         self.clock = clock
         self.inputFormat = input
@@ -35,7 +36,7 @@ public final class NodeHarness<Node: AudioNode> {
         let box = Box()
         self.context = NodeContext(
             nodeID: id, inputFormat: input, outputFormat: outputFormat,
-            inputKinds: inputKinds ?? (input == nil ? [] : [.audio]), clock: clock, cancellation: cancellation,
+            inputKinds: inputKinds ?? (input == nil ? [] : [.audio]), clock: clock, options: options, cancellation: cancellation,
             output: { port, frame in box.frames.append((port, frame)) },
             diagnostics: { box.warnings.append($0) })
         self.box = box

@@ -1,36 +1,25 @@
-import AudioGraphCore
+import AudioGraph
 import Foundation
-import Synchronization
 
-/// Writes to stdout and stderr from any thread, a line at a time.
+/// Writes to stdout and stderr from any thread, through `TerminalScreen.shared`, the process's one terminal
+/// writer: text printed while live lines (a partial caption, the status line) are on the terminal goes above
+/// them, and they are drawn again below it. A closed pipe (`audiograph run … | head`) is ignored (SIGPIPE is
+/// ignored in main.swift), so the run still finalizes its outputs.
 enum Console {
-    private static let lock = Mutex<Void>(())
+    static let screen = TerminalScreen.shared
 
-    static func writeOut(_ text: String) {
-        lock.withLock { _ in write(text, to: 1) }
-    }
+    static func writeOut(_ text: String) { screen.print(text, to: .standardOutput) }
 
-    static func writeError(_ text: String) {
-        lock.withLock { _ in write(text, to: 2) }
-    }
+    static func writeError(_ text: String) { screen.print(text, to: .standardError) }
 
-    /// Plain write(2): a closed pipe (`audiograph run … | head`) returns EPIPE, which is ignored (SIGPIPE is
-    /// ignored in main.swift) so the run still finalizes its outputs.
-    private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-        bytes.removeAll()
-    }
+    /// What goes before a message answering Ctrl-C: a line break off the `^C` the terminal echoed, unless live
+    /// lines are shown (erasing them before the message removes the echo too).
+    static var interruptBreak: String { screen.showsLiveLines(on: .standardError) ? "" : "\n" }
 
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    static var stderrIsTerminal: Bool { screen.isTerminal(.standardError) }
+
+    /// Sets (nil: removes) the status line under the live captions on stderr: progress, level.
+    static func setStatus(_ text: String?) { screen.set(.status, text, on: .standardError) }
 }
 
 /// A line (or lines) on stderr. Control characters in `text` (from a config, a file name, a store) are shown

@@ -4,13 +4,13 @@ import Foundation
 import Synchronization
 
 /// The terminal status line on stderr: progress of file sources and the latest level, redrawn 10 times a
-/// second. Does nothing when stderr is not a terminal.
-/// `@unchecked Sendable`: `timer` is a dispatch source (thread-safe); the rest is atomic or behind a mutex.
+/// second as the screen's status line (`TerminalScreen`), on its own row under live captions. Does nothing
+/// when stderr is not a terminal.
+/// `@unchecked Sendable`: `timer` is a dispatch source (thread-safe); the rest is behind a mutex.
 final class ProgressDisplay: @unchecked Sendable {
     private let progress: @Sendable () -> [SourceProgress]
     private let enabled: Bool
     private let level = Mutex<Double?>(nil)
-    private let drawn = Atomic<Bool>(false)
     private let timer: any DispatchSourceTimer
 
     init(progress: @escaping @Sendable () -> [SourceProgress], enabled: Bool) {
@@ -37,9 +37,10 @@ final class ProgressDisplay: @unchecked Sendable {
         clear()
     }
 
+    /// Removes the status line (drawn again on the next tick unless stopped).
     func clear() {
-        guard enabled, drawn.exchange(false, ordering: .relaxed) else { return }
-        Console.writeError("\r\u{1B}[2K")
+        guard enabled else { return }
+        Console.setStatus(nil)
     }
 
     private func draw() {
@@ -61,8 +62,7 @@ final class ProgressDisplay: @unchecked Sendable {
             parts.append("level [" + String(repeating: "|", count: filled) + String(repeating: " ", count: width - filled) + "]")
         }
         guard !parts.isEmpty else { return }
-        drawn.store(true, ordering: .relaxed)
-        Console.writeError("\r\u{1B}[2K" + parts.joined(separator: "  "))
+        Console.setStatus(parts.joined(separator: "  "))
     }
 
     static func clock(_ seconds: Double) -> String {

@@ -52,9 +52,10 @@ enum Harness {
     }
 
     /// Runs `audiograph` with `arguments` in `directory` and waits for it to exit.
-    static func audiograph(_ arguments: [String], in directory: TempDirectory,
+    /// `limit`: the seconds before the watchdog kills it (`timeout` unless told).
+    static func audiograph(_ arguments: [String], in directory: TempDirectory, limit: Double = timeout,
                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
-        try await run(binary(), arguments, in: directory, sourceLocation: sourceLocation)
+        try await run(binary(), arguments, in: directory, limit: limit, sourceLocation: sourceLocation)
     }
 
     /// Runs `audiograph` under `/bin/sh` after `prelude` (for example `ulimit -f 8`).
@@ -68,7 +69,7 @@ enum Harness {
     /// Runs `executable` with `arguments` in `directory` (and `environment`, else this process's) and waits for
     /// it to exit.
     static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
-                    environment: [String: String]? = nil,
+                    environment: [String: String]? = nil, limit: Double = timeout,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         let name = UUID().uuidString
         let outURL = directory.url.appendingPathComponent(".\(name).stdout")
@@ -86,7 +87,7 @@ enum Harness {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
-        let exit = try await runToExit(process)
+        let exit = try await runToExit(process, limit: limit)
         try out.close()
         try err.close()
 
@@ -97,8 +98,9 @@ enum Harness {
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)
         if result.timedOut {
-            Issue.record("\(executable.lastPathComponent) \(arguments) did not exit within \(Int(timeout)) s; killed",
-                         sourceLocation: sourceLocation)
+            var message = "\(executable.lastPathComponent) \(arguments) did not exit within \(Int(limit)) s; killed"
+            if let backtrace = exit.backtrace { message += "; its threads then:\n" + backtrace }
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         }
         return result
     }
@@ -107,21 +109,45 @@ enum Harness {
         var status: Int32
         var signalled: Bool
         var timedOut: Bool
+        /// A timed-out child's threads (gdb's `thread apply all bt`) just before it was killed, when gdb is there.
+        var backtrace: String? = nil
+    }
+
+    /// Every thread's stack of the process `pid` from gdb (at most 60 s), nil without gdb. Run on the watchdog's
+    /// dispatch thread, never on a concurrency thread.
+    static func threadBacktraces(of pid: Int32) -> String? {
+        let gdb = URL(fileURLWithPath: "/usr/bin/gdb")
+        guard FileManager.default.isExecutableFile(atPath: gdb.path) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["60", gdb.path, "-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        let frames = text.split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }
+        return frames.isEmpty ? text : frames.joined(separator: "\n")
     }
 
     /// Starts `process` and waits for it without blocking a concurrency thread: Foundation calls the
-    /// termination handler on a thread of its own. A watchdog kills the process after `timeout`.
-    static func runToExit(_ process: Process, onStart: (@Sendable () -> Void)? = nil) async throws -> Exit {
-        let state = Mutex<(exited: Bool, timedOut: Bool)>((false, false))
+    /// termination handler on a thread of its own. A watchdog kills the process after `limit` seconds (`timeout`
+    /// unless told), having first asked gdb for its threads' stacks.
+    static func runToExit(_ process: Process, limit: Double = timeout,
+                          onStart: (@Sendable () -> Void)? = nil) async throws -> Exit {
+        let state = Mutex<(exited: Bool, timedOut: Bool, backtrace: String?)>((false, false, nil))
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Exit, any Error>) in
             process.terminationHandler = { finished in
-                let timedOut = state.withLock { state in
+                let (timedOut, backtrace) = state.withLock { state in
                     state.exited = true
-                    return state.timedOut
+                    return (state.timedOut, state.backtrace)
                 }
                 continuation.resume(returning: Exit(status: finished.terminationStatus,
                                                     signalled: finished.terminationReason == .uncaughtSignal,
-                                                    timedOut: timedOut))
+                                                    timedOut: timedOut, backtrace: backtrace))
             }
             do {
                 try process.run()
@@ -131,13 +157,16 @@ enum Harness {
                 return
             }
             let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
                 let overdue = state.withLock { state in
                     if state.exited { return false }
                     state.timedOut = true
                     return true
                 }
-                if overdue { _ = kill(pid, SIGKILL) }
+                guard overdue else { return }
+                let backtrace = threadBacktraces(of: pid)
+                state.withLock { $0.backtrace = backtrace }
+                _ = kill(pid, SIGKILL)
             }
             onStart?()
         }
@@ -157,10 +186,13 @@ enum Harness {
     }
 
     /// Runs `audiograph run CONFIG --events jsonl` in `directory` (stdout read as it comes, stderr to
-    /// `stderr.txt` there), waits for its first event line (proof that the graph runs), then `delay`, then sends
-    /// SIGINT (Ctrl-C); returns once the child has exited.
+    /// `stderr.txt` there), waits for its first event line (proof that the graph runs), then sends SIGINT
+    /// (Ctrl-C); returns once the child has exited.
+    ///
+    /// `until`: wait further, until the event lines so far satisfy it, before the SIGINT (a condition instead of
+    /// a time, e.g. "a level event at stream time 0.7 s").
     static func interruptedRun(_ config: String, in directory: TempDirectory,
-                               after delay: Duration = .zero) async throws -> InterruptedRun {
+                               until condition: (@Sendable ([String]) -> Bool)? = nil) async throws -> InterruptedRun {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = ["run", config, "--events", "jsonl"]
@@ -178,11 +210,9 @@ enum Harness {
         let started = Date()
         let exit = Task { try await runToExit(box.process, onStart: { reader.start() }) }
 
-        let running = await reader.firstLine()
-        if running {
-            if delay > .zero { try await Task.sleep(for: delay) }
-            box.process.interrupt()
-        }
+        var running = await reader.firstLine()
+        if running, let condition { running = await reader.waitFor(condition) }
+        if running { box.process.interrupt() }
 
         let status = try await exit.value
         let elapsed = Date().timeIntervalSince(started)

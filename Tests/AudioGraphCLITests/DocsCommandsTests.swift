@@ -26,6 +26,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import AudioGraphWhisper
 import Synchronization
 import Testing
 
@@ -73,6 +74,16 @@ enum DocsCommands {
     /// Documented commands that are run here, by their text (as documented, blanks collapsed).
     static let checks: [String: DocCheck] = [
         // README.md
+        "audiograph transcribe examples/audio/call.flac -o srt,vtt --out-dir out/transcribe":
+            .exits(0, files: ["out/transcribe/call.srt", "out/transcribe/call.vtt"]),
+        // docs/getting-started.md: transcribe a file
+        "audiograph transcribe talk.wav -o srt,vtt,txt": .exits(0, files: ["talk.srt", "talk.vtt", "talk.txt"]),
+        "audiograph transcribe talk.wav --print-config": .exits(0, stdout: [#""autoStartTranscription": true"#]),
+        // docs/config.md: inline pipelines
+        "audiograph validate -e 'file-source path=talk.wav ! resampler sampleRate=16000 channels=1 ! wav-sink path=out/talk-16k.wav'":
+            .exits(0, stdout: ["ok: the -e pipeline is valid"]),
+        "audiograph validate -e 'file-source path=talk.wav ! vad ! recognizer name=asr engine=pocketsphinx ! caption-sink format=srt path=out/talk.srt asr. ! caption-sink format=webvtt path=out/talk.vtt' --print-config":
+            .exits(0, stdout: [#""asr -> caption-sink-2""#]),
         "audiograph run examples/levels.json --events jsonl":
             .exits(0, stdout: [#""type":"level""#], files: ["out/levels/speech-16k.wav"]),
 
@@ -130,6 +141,17 @@ enum DocsCommands {
             .exits(0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"],
                    server: "audiograph serve --store out/transcripts.sqlite --listen 127.0.0.1:8080",
                    stdout: [#""calls":["#, #""page":1"#]),
+        // docs/getting-started.md, docs/speech.md ("Models"): the models folder is the workspace's own, holding
+        // links to the installed models (see DocsWorkspace), so nothing is downloaded or written elsewhere.
+        "audiograph models list":
+            .exits(0, stdout: ["tiny.en", "ggml-tiny.en.bin", "base"]),
+        "audiograph models install tiny.en":
+            .exits(0, stdout: ["tiny.en", "ggml-tiny.en.bin"], files: [".models/ggml-tiny.en.bin", ".models/ggml-tiny.en.bin.sha256"]),
+        "audiograph models install silero":
+            .exits(0, stdout: ["silero", "ggml-silero.bin"], files: [".models/ggml-silero.bin", ".models/ggml-silero.bin.sha256"]),
+        "audiograph models path tiny.en":
+            .exits(0, stdout: [".models/ggml-tiny.en.bin"]),
+
         // docs/http-api.md: metrics (no token)
         "curl http://127.0.0.1:8080/metrics":
             .exits(0, before: ["audiograph tokens create --user alice --store out/transcripts.sqlite"],
@@ -512,6 +534,16 @@ final class DocsWorkspace: @unchecked Sendable {
         // A login shell has USER; the docs use "$USER".
         if environment["USER"]?.isEmpty ?? true { environment["USER"] = ProcessInfo.processInfo.userName }
         environment["TOKEN"] = nil
+        // The models folder (`audiograph models`): one of the workspace's own, with links to the models installed
+        // in the user's folder, so whisper runs find the default model and `models install` never writes outside.
+        let models = directory.url.appendingPathComponent(".models")
+        try files.createDirectory(at: models, withIntermediateDirectories: true)
+        let installedModels = WhisperModelLocations.folder(environment: environment)
+        for name in (try? files.contentsOfDirectory(atPath: installedModels)) ?? [] where name.hasPrefix("ggml-") {
+            try files.createSymbolicLink(at: models.appendingPathComponent(name),
+                                         withDestinationURL: URL(fileURLWithPath: installedModels + "/" + name))
+        }
+        environment["AUDIOGRAPH_MODELS_DIR"] = models.path
 
         // "a recording talk.wav": the bundled call, as WAV.
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),

@@ -71,7 +71,7 @@ struct SessionControlTests {
         _ = try dir.write("control.json", """
             {"version": 1, "session": {"id": "ctl"},
              "nodes": {"src": {"type": "file-source", "path": "speech.wav", "realtime": true},
-                       "vad": {"type": "vad"}, "asr": {"type": "recognizer"},
+                       "vad": {"type": "vad"}, "asr": {"type": "recognizer", "engine": "pocketsphinx"},
                        "cc": {"type": "caption-sink", "format": "srt", "path": "out/cc.srt"}},
              "links": ["src -> vad -> asr -> cc"]}
             """)

@@ -14,7 +14,7 @@ struct StatsTests {
         try dir.write("speech.json", """
             {"version": 1, "session": {"autoStartTranscription": true},
              "nodes": {"src": {"type": "file-source", "path": "speech.wav"}, "vad": {"type": "vad"},
-                       "asr": {"type": "recognizer"}, "cc": {"type": "caption-sink", "format": "srt", "path": "out/cc.srt"}},
+                       "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "cc": {"type": "caption-sink", "format": "srt", "path": "out/cc.srt"}},
              "links": ["src -> vad -> asr -> cc"]}
             """)
         return dir

@@ -202,7 +202,7 @@ struct StoreCommandTests {
           "nodes": {
             "src":   { "type": "file-source", "path": "speech.wav", "realtime": \(realtime) },
             "vad":   { "type": "vad" },
-            "asr":   { "type": "recognizer" },
+            "asr":   { "type": "recognizer", "engine": "pocketsphinx" },
             "store": { "type": "transcript-store", "path": "out/store.sqlite" }
           },
           "links": ["src -> vad -> asr -> store"]

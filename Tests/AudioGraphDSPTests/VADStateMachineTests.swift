@@ -257,6 +257,8 @@ struct VADStateMachineTests {
                     #expect(at > start)
                     if let lastHint { #expect(at > lastHint, "one hint per gap") }
                     lastHint = at
+                case .speechSplit:
+                    Issue.record("no maxSpeech here, so no split")
                 }
             }
             #expect(open == nil)

@@ -182,9 +182,9 @@ import Testing
     @Test func aTableForAnotherABIIsRefusedBeforeItIsRead() throws {
         var plugin = ag_plugin()
         plugin.abi_version = 99
-        #expect(throws: PluginLoadError.abiMismatch("/x.so", plugin: 99, host: 1)) {
+        #expect(throws: PluginLoadError.abiMismatch("/x.so", plugin: 99, host: 2)) {
             _ = try withUnsafePointer(to: &plugin) { pointer throws(PluginLoadError) in try PluginLibrary.adopt(pointer, path: "/x.so") }
         }
-        #expect(PluginLoadError.abiMismatch("/x.so", plugin: 99, host: 1).description.contains("built for plugin ABI 99"))
+        #expect(PluginLoadError.abiMismatch("/x.so", plugin: 99, host: 2).description.contains("built for plugin ABI 99"))
     }
 }

@@ -56,6 +56,25 @@ import Testing
         #expect(data[1]?["final"] == nil)
     }
 
+    @Test func everyCaptionCarriesItsPublicationTime() throws {
+        let fixture = try APIFixture()
+        let session = fixture.live.add(id: "standup", room: "", participants: ["alice"])
+        guard case .events(let stream) = fixture.get("/v1/sessions/standup/captions", token: fixture.aliceToken).body else {
+            Issue.record("not an event stream")
+            return
+        }
+        session.publish(Self.update(1, 1, "go"), at: 1_764_686_400.123456)
+        session.publish(.clear, at: 1_764_686_401.5)
+        let before = Date().timeIntervalSince1970
+        session.publish(Self.update(2, 1, "now"))
+        let after = Date().timeIntervalSince1970
+        let data = Self.events(stream.drain()).map { try? JSONSerialization.jsonObject(with: Data($0.data.utf8)) as? [String: Any] }
+        #expect(data.count == 3)
+        #expect(data.prefix(2).map { $0?["published"] as? Double } == [1_764_686_400.123456, 1_764_686_401.5])
+        let now = try #require(data.last??["published"] as? Double)
+        #expect(now >= before - 0.000001 && now <= after + 0.000001)
+    }
+
     @Test func aLateViewerSeesWhatIsOnScreenSinceTheLastClear() throws {
         let fixture = try APIFixture()
         let session = fixture.live.add(id: "standup", room: "", participants: ["alice"])

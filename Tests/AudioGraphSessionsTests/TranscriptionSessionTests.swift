@@ -72,24 +72,9 @@ final class CaptionProbeNode: AudioNode, CaptionRole, @unchecked Sendable {
     var commands: [ControlCommand] { state.withLock { $0.commands } }
 }
 
-/// A recognizer engine for session tests: every 0.1 s of audio fed is one word, "w1 w2 …".
-final class CountingRecognizer: SpeechRecognizer {
-    let capabilities = RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
-                                              languages: ["en-US", "fr-FR"], sampleRate: 16000)
-    private var fed = 0
-    func startUtterance() throws { fed = 0 }
-    func process(_ samples: UnsafeBufferPointer<Float>) throws { fed += samples.count }
-    var words: [RecognizedWord] {
-        (0..<(fed / 1600)).map { RecognizedWord(word: "w\($0 + 1)", start: Double($0) * 0.1, end: Double($0 + 1) * 0.1) }
-    }
-    func partialHypothesis() -> String { words.map(\.word).joined(separator: " ") }
-    func endUtterance() throws -> RecognitionResult {
-        RecognitionResult(text: partialHypothesis(), confidence: 1, words: words)
-    }
-
-    static let engine = RecognizerEngine(
-        name: "test-counting", summary: "Counts 0.1 s blocks as words.",
-        capabilities: { _ in CountingRecognizer().capabilities }, make: { _ in CountingRecognizer() })
+/// The session tests' counting engine ("test-counting"): `BlockCountingRecognizer` of AudioGraphTestKit.
+enum CountingRecognizer {
+    static let engine = BlockCountingRecognizer.engine(name: "test-counting")
 }
 
 /// Counts like `CountingRecognizer`, but its first `process` call waits at a gate the test opens, so the
@@ -97,7 +82,7 @@ final class CountingRecognizer: SpeechRecognizer {
 final class GatedCountingRecognizer: SpeechRecognizer {
     static let held = Atomic<Bool>(false)
     static let gate = DispatchSemaphore(value: 0)
-    private let counting = CountingRecognizer()
+    private let counting = BlockCountingRecognizer()
     private var waited = false
     var capabilities: RecognizerCapabilities { counting.capabilities }
     func startUtterance() throws { try counting.startUtterance() }
@@ -113,8 +98,8 @@ final class GatedCountingRecognizer: SpeechRecognizer {
     func endUtterance() throws -> RecognitionResult { try counting.endUtterance() }
 
     static let engine = RecognizerEngine(
-        name: "test-gated", summary: "Counts 0.1 s blocks as words; the first block waits at a gate.",
-        capabilities: { _ in CountingRecognizer().capabilities }, make: { _ in GatedCountingRecognizer() })
+        name: "test-gated-counting", summary: "Counts 0.1 s blocks as words; the first block waits at a gate.",
+        capabilities: { _ in BlockCountingRecognizer().capabilities }, make: { _ in GatedCountingRecognizer() })
 }
 
 /// Waits for a condition with a generous timeout (no sleeps as synchronization: it polls the condition).
@@ -131,8 +116,8 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
 
 @Suite(.serialized) struct TranscriptionSessionTests {
     static func registry() -> NodeRegistry {
-        RecognizerEngines.register(CountingRecognizer.engine)
-        RecognizerEngines.register(GatedCountingRecognizer.engine)
+        _ = try? RecognizerEngines.register(CountingRecognizer.engine)  // the first call registers it; later ones find it there
+        _ = try? RecognizerEngines.register(GatedCountingRecognizer.engine)  // the first call registers it; later ones find it there
         var registry = NodeRegistry.builtins
         try! registry.register(StepSourceNode.self, origin: "test")
         try! registry.register(CaptionProbeNode.self, origin: "test")
@@ -229,7 +214,7 @@ func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) a
     /// A recognizer that is behind when the user stops transcription still transcribes the audio that came
     /// before the stop (the command waits its turn in the recognizer's queue instead of jumping it).
     @Test func aStopAppliesAfterTheAudioQueuedBeforeIt() async throws {
-        let (session, graph) = try makeSession(engine: "test-gated", blocks: 10,
+        let (session, graph) = try makeSession(engine: "test-gated-counting", blocks: 10,
                                                settings: SessionSettings(id: "s3", autoStartTranscription: true))
         let source = graph.node("src")!.instance as! StepSourceNode
         let captions = graph.node("cc")!.instance as! CaptionProbeNode

@@ -42,7 +42,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     /// A session whose "microphone" is a real-time file source (the graph is the same as with a microphone).
     func session(_ folder: Folder, clip: String = "goforward", realtime: Bool = true,
                  recognizer: JSONObject = JSONObject()) -> VoiceCaptureSession {
-        RecognizerEngines.register(GatedRecognizer.engine)
+        _ = try? RecognizerEngines.register(GatedRecognizer.engine)  // the first call registers it; later ones find it there
         var configuration = VoiceCaptureSession.Configuration(
             source: NodeSpec(id: "mic", type: "file-source",
                              parameters: JSONObject([("path", .string(Self.fixtures.appendingPathComponent(clip + ".wav").path)),
@@ -82,7 +82,9 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         try await waitFor("the whole clip recorded") { capture.level.recordingDuration >= 2.78 }
         #expect(folder.contents.count == 1, "the temporary recording exists while recording")
         let result = try await capture.stopAndTranscribe()
-        #expect(result.transcript == "go forward ten meters")
+        // Whichever engine `auto` picks (whisper writes "go forward 10 meters.", pocketsphinx "go forward ten
+        // meters"), the words are these.
+        #expect(WordErrorRate.normalize(result.transcript) == ["go", "forward", "ten", "meters"], "\(result.transcript)")
         #expect(abs(result.duration - 2.79) < 0.1, "duration \(result.duration)")
         #expect(folder.contents.isEmpty, "the recording was deleted")
         #expect(await capture.state == .idle)
@@ -96,9 +98,8 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
         await #expect(throws: VoiceCaptureError.invalidState(operation: "stopAndTranscribe", state: .idle)) {
             try await capture.stopAndTranscribe()
         }
-        await #expect(throws: VoiceCaptureError.invalidState(operation: "cancel", state: .idle)) {
-            try await capture.cancel()
-        }
+        try await capture.cancel()  // idle: a no-op (issue 17), not an error
+        #expect(await capture.state == .idle)
         try await capture.startRecording()
         await #expect(throws: VoiceCaptureError.invalidState(operation: "startRecording", state: .recording)) {
             try await capture.startRecording()

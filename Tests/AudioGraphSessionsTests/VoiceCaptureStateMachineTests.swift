@@ -43,12 +43,20 @@ import Testing
         (.idle, .stop, "stopAndTranscribe"),
         (.requestingPermissions, .stop, "stopAndTranscribe"),
         (.transcribing, .stop, "stopAndTranscribe"),
-        (.idle, .cancel, "cancel"),
     ])
     func wrongStateCallsAreErrorsAndChangeNothing(state: VoiceCaptureState, input: Input, operation: String) throws {
         var machine = try machine(in: state)
         #expect(throws: VoiceCaptureError.invalidState(operation: operation, state: state)) { try machine.apply(input) }
         #expect(machine.state == state)
+    }
+
+    /// Issue 17: `cancel()` on an idle capture is a harmless no-op, as in the SDK.
+    @Test func cancelWhenIdleIsANoOp() throws {
+        var machine = VoiceCaptureStateMachine()
+        try machine.apply(.cancel)
+        #expect(machine.state == .idle)
+        try machine.apply(.start)
+        #expect(machine.state == .requestingPermissions)
     }
 
     @Test(arguments: [Input.recordingStarted, .startFailed, .transcriptionEnded, .recordingFailed])
@@ -60,9 +68,11 @@ import Testing
 
     @Test func errorCodesAreStable() {
         let codes = [VoiceCaptureError.microphoneUnavailable(""), .microphonePermissionDenied(""), .recognizerUnavailable(""),
+                     .speechRecognitionPermissionDenied(""),
                      .emptyTranscript, .recordingFailed(""), .cannotKeepRecording(""), .transcriptionFailed(""), .cancelled,
                      .invalidState(operation: "x", state: .idle)].map(\.code)
         #expect(codes == ["microphone_unavailable", "microphone_permission_denied", "recognizer_unavailable",
+                          "speech_recognition_permission_denied",
                           "empty_transcript", "recording_failed", "cannot_keep_recording", "transcription_failed",
                           "cancelled", "invalid_state"])
     }

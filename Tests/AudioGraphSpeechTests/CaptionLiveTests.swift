@@ -117,17 +117,4 @@ struct CaptionLiveTests {
         #expect(capture.writes == (terminal ? terminalExpected : plainExpected))
         #expect(sink.output.isEmpty)
     }
-
-    @Test("the terminal writer writes whole strings to its descriptor")
-    func terminalOutput() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let output = TerminalOutput(fileDescriptor: fds[1])
-        #expect(!output.isTerminal)
-        #expect(output.columns > 0)
-        output.write("héllo → captions\n")
-        close(fds[1])
-        let read = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true).readDataToEndOfFile()
-        #expect(String(decoding: read, as: UTF8.self) == "héllo → captions\n")
-    }
 }

@@ -22,7 +22,7 @@ import Testing
         let chain = withVAD ? "src -> vad -> asr -> out" : "src -> asr -> out"
         let json = """
             {"version": 1, "nodes": {"src": {"type": "file-source", "path": "\(path)"}, "vad": {"type": "vad"},
-             "asr": {"type": "recognizer", "partials": "on", "finalPass": "\(finalPass)"}, "out": {"type": "test-transcripts"}},
+             "asr": {"type": "recognizer", "engine": "pocketsphinx", "partials": "on", "finalPass": "\(finalPass)"}, "out": {"type": "test-transcripts"}},
              "links": ["\(chain)"]}
             """
         var spec = try ConfigLoader.parse(json, baseDirectory: "/")

@@ -412,7 +412,7 @@ final class RecordingRecognizer: SpeechRecognizer {
     static let calls = Mutex<[Call]>([])
     static func reset() {
         calls.withLock { $0 = [] }
-        RecognizerEngines.register(engine)
+        _ = try? RecognizerEngines.register(engine)  // the first call registers it; later ones find it there
     }
 
     let capabilities = RecognizerCapabilities(streaming: true, partialResults: false, wordTimings: true,

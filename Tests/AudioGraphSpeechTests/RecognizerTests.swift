@@ -11,7 +11,7 @@ import Testing
     func recognize(_ clip: String, framesPerBuffer: Int = 1600, parameters: JSONObject = [:]) throws -> [TranscriptUpdate] {
         var parameters = parameters
         parameters["partials"] = "on"
-        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: parameters,
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: pocketsphinx(parameters),
                                       input: SpeechFixtures.format)
         try harness.push(try SpeechFixtures.samples(clip), framesPerBuffer: framesPerBuffer)
         try harness.finish()
@@ -157,7 +157,8 @@ import Testing
 /// Errors are found before any audio flows.
 @Suite struct RecognizerConfigurationTests {
     func make(_ parameters: JSONObject, session: SessionSettings = SessionSettings()) throws -> RecognizerNode {
-        let values = try ParameterValidation.validate(parameters, against: RecognizerNode.descriptor, at: .root / "nodes" / "asr")
+        let values = try ParameterValidation.validate(pocketsphinx(parameters), against: RecognizerNode.descriptor,
+                                                      at: .root / "nodes" / "asr")
         return try RecognizerNode(configuration: NodeConfiguration(id: "asr", type: "recognizer", values: values, session: session))
     }
 
@@ -219,7 +220,7 @@ import Testing
 /// `partials: auto` gives partials only when the graph runs in real time.
 @Suite struct PartialsModeTests {
     func updates(partials: String, realtime: Bool) throws -> [TranscriptUpdate] {
-        let values = try ParameterValidation.validate(["partials": .string(partials)], against: RecognizerNode.descriptor,
+        let values = try ParameterValidation.validate(["engine": "pocketsphinx", "partials": .string(partials)], against: RecognizerNode.descriptor,
                                                       at: .root / "nodes" / "asr")
         let node = try RecognizerNode(configuration: NodeConfiguration(id: "asr", type: "recognizer", values: values))
         var frames: [(Int, Frame)] = []
@@ -249,7 +250,7 @@ import Testing
 /// pocketsphinx's grammar and keyphrase modes through the node's parameters, on real speech.
 @Suite struct PocketSphinxModesTests {
     func finals(_ parameters: JSONObject) throws -> [TranscriptUpdate] {
-        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: parameters, input: SpeechFixtures.format)
+        let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: pocketsphinx(parameters), input: SpeechFixtures.format)
         try harness.push(try SpeechFixtures.samples("goforward"), framesPerBuffer: 1600)
         try harness.finish()
         return harness.events.compactMap { if case .transcript(let t) = $0.payload, t.isFinal { return t } else { return nil } }
@@ -271,4 +272,11 @@ import Testing
         let result = try finals(["keyphrase": "forward", "kwsThreshold": 1e-20])
         #expect(result.map(\.text).joined(separator: " ").contains("forward"), "\(result.map(\.text))")
     }
+}
+
+/// These tests are about pocketsphinx: they name it, since `engine: "auto"` picks whisper when its model is installed.
+func pocketsphinx(_ parameters: JSONObject) -> JSONObject {
+    var parameters = parameters
+    if parameters["engine"] == nil { parameters["engine"] = "pocketsphinx" }
+    return parameters
 }

@@ -202,8 +202,10 @@ private struct PluginWorkspace {
     struct Result {
         var status: Int32
         var output: String
-        /// The last lines, for failure messages.
-        var tail: String { output.split(separator: "\n").suffix(25).joined(separator: "\n") }
+        /// The last lines without build progress (`[12/200] Compiling ...`), for failure messages.
+        var tail: String {
+            output.split(separator: "\n").filter { !($0.first == "[" && $0.dropFirst().first?.isNumber == true) }.suffix(25).joined(separator: "\n")
+        }
         /// Warnings and errors that mention `name` (a generated file).
         func diagnostics(about name: String) -> [Substring] {
             output.split(separator: "\n").filter { $0.contains(name) && ($0.contains("warning:") || $0.contains("error:")) }
@@ -214,7 +216,10 @@ private struct PluginWorkspace {
     /// Awaits the process without holding a thread of the concurrency pool: a nested build takes minutes, and
     /// other tests' tasks need those threads meanwhile.
     func swift(_ arguments: [String], in folder: URL) async throws -> Result {
-        let log = base.appendingPathComponent("output.txt")
+        // One log per call (named after the package and the arguments), kept for a look after a failure.
+        let name = ([folder.lastPathComponent] + arguments).joined(separator: "_")
+            .map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
+        let log = base.appendingPathComponent("output-" + String(name) + ".txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }
@@ -226,6 +231,12 @@ private struct PluginWorkspace {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
         process.standardError = handle
+        // The compiler driver leaves a `TemporaryDirectory.*` folder in $TMPDIR for every invocation
+        // (swiftlang/swift-driver#1613): keep those in the workspace and empty them each call.
+        let temporary = base.appendingPathComponent("tmp")
+        try? FileManager.default.removeItem(at: temporary)
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
             do {

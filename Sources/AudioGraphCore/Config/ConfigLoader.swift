@@ -6,7 +6,8 @@ import Foundation
 public enum ConfigLoader {
     public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats", "serve"]
     public static let serveKeys = ["listen", "store", "maxConnectionsPerAddress", "headerTimeoutSeconds", "idleTimeoutSeconds"]
-    public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants"]
+    public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants",
+                                     "hideTranscriptionButton", "hideClosedCaptionButton"]
 
     /// Loads the config at `path`, applying `--set node.param=value` overrides.
     public static func load(path: String, overrides: [String] = []) throws(GraphError) -> GraphSpec {
@@ -158,6 +159,10 @@ public enum ConfigLoader {
         settings.autoStartTranscription = try decodeBool(object["autoStartTranscription"],
                                                          at: path / "autoStartTranscription") ?? false
         settings.captions = try decodeBool(object["captions"], at: path / "captions") ?? false
+        settings.hideTranscriptionButton = try decodeBool(object["hideTranscriptionButton"],
+                                                          at: path / "hideTranscriptionButton") ?? true
+        settings.hideClosedCaptionButton = try decodeBool(object["hideClosedCaptionButton"],
+                                                          at: path / "hideClosedCaptionButton") ?? true
         if let language = try decodeString(object["captionLanguage"], at: path / "captionLanguage") {
             guard SessionSettings.supportedLanguages.contains(language) else {
                 throw .config(path / "captionLanguage", "unsupported language \"\(language)\""

@@ -1,18 +1,53 @@
 /// Checks a node's parameters against its type's declaration and fills in defaults.
 public enum ParameterValidation {
+    /// The node's own parameters, and with `parameterGroups` those of the group its selector picks: another
+    /// group's parameter is refused saying whose it is.
     public static func validate(_ parameters: JSONObject, against descriptor: NodeDescriptor,
                                 at path: JSONPath) throws(GraphError) -> JSONObject {
-        let names = descriptor.parameters.map(\.name)
-        for key in parameters.keys where descriptor.parameter(named: key) == nil {
+        guard let groups = descriptor.parameterGroups else {
+            return try validate(parameters, specs: descriptor.parameters, type: descriptor.type, at: path)
+        }
+        var own = JSONObject()
+        var rest = JSONObject()
+        for (key, value) in parameters.entries {
+            if descriptor.parameter(named: key) != nil { own[key] = value } else { rest[key] = value }
+        }
+        var values = try validate(own, specs: descriptor.parameters, type: descriptor.type, at: path)
+        let choice = values[groups.selector]?.stringValue ?? ""
+        guard let group = groups.resolve(choice) else {
+            let names = groups.all().map(\.name)
+            throw .config(path / groups.selector, "unknown \(descriptor.type) \(groups.selector) \"\(choice)\""
+                + Suggestions.hint(for: choice, in: names) + "; \(groups.selector)s: " + names.joined(separator: ", "))
+        }
+        let names = (descriptor.parameters + group.parameters).map(\.name)
+        for key in rest.keys where !group.declares(key) {
+            if let other = groups.all().first(where: { $0.declares(key) }) {
+                throw .config(path / key, "\(key) is a\(article(other.name)) \(other.name) parameter; this \(descriptor.type)'s "
+                    + "\(groups.selector) is \(group.name)" + Suggestions.hint(for: key, in: names))
+            }
+            throw .config(path / key, "unknown parameter for \(descriptor.type) with \(groups.selector) \(group.name)"
+                + Suggestions.hint(for: key, in: names) + "; it takes " + names.joined(separator: ", "))
+        }
+        for (key, value) in try validate(rest, specs: group.parameters, type: "\(descriptor.type) (\(group.name))", at: path).entries {
+            values[key] = value
+        }
+        return values
+    }
+
+    /// `parameters` against `specs` alone: unknown names refused, types and ranges checked, defaults filled in.
+    public static func validate(_ parameters: JSONObject, specs: [ParameterSpec], type: String,
+                                at path: JSONPath) throws(GraphError) -> JSONObject {
+        let names = specs.map(\.name)
+        for key in parameters.keys where !names.contains(key) {
             let list = names.isEmpty ? "it takes none" : "it takes " + names.joined(separator: ", ")
-            throw .config(path / key, "unknown parameter for \(descriptor.type)\(Suggestions.hint(for: key, in: names)); \(list)")
+            throw .config(path / key, "unknown parameter for \(type)\(Suggestions.hint(for: key, in: names)); \(list)")
         }
         var values = JSONObject()
-        for spec in descriptor.parameters {
+        for spec in specs {
             let valuePath = path / spec.name
             guard let value = parameters[spec.name], value != .null else {
                 if spec.required {
-                    throw .config(valuePath, "missing required parameter of \(descriptor.type) (\(spec.typeDescription): \(spec.doc))")
+                    throw .config(valuePath, "missing required parameter of \(type) (\(spec.typeDescription): \(spec.doc))")
                 }
                 if let defaultValue = spec.defaultValue { values[spec.name] = defaultValue }
                 continue
@@ -20,6 +55,11 @@ public enum ParameterValidation {
             values[spec.name] = try check(value, spec, at: valuePath)
         }
         return values
+    }
+
+    /// " a" or "n" for "a"/"an" before a name.
+    private static func article(_ word: String) -> String {
+        "aeiou".contains(word.lowercased().first ?? "x") ? "n" : ""
     }
 
     static func check(_ value: JSONValue, _ spec: ParameterSpec, at path: JSONPath) throws(GraphError) -> JSONValue {

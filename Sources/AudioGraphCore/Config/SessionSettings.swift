@@ -13,14 +13,24 @@ public struct SessionSettings: Sendable, Equatable {
     /// The users who take part: who may read the session's transcripts and watch its live captions over the
     /// HTTP API. Empty (the default) means the user who runs the pipeline (`SessionSettings.currentUser`).
     public var participants: [String]
+    /// Hide the "Start Transcription" / "Stop Transcription" control (the web page's button, the HTTP API's
+    /// `POST /v1/sessions/{id}/transcription`, the terminal's `t` key). Default true, as in the calls SDK.
+    public var hideTranscriptionButton: Bool
+    /// Hide the "Show Captions" / "Hide Captions" control and the caption-language picker (the web page's
+    /// button and picker, `POST /v1/sessions/{id}/captions` and `…/language`, the terminal's `c` key). Default
+    /// true, as in the calls SDK.
+    public var hideClosedCaptionButton: Bool
     /// The batch work item this run is, when a queue worker runs it (`audiograph batch --store` / `worker`); nil
     /// otherwise. Not a config key: only the worker sets it. The transcript store tags the session rows the run
     /// writes with it, so a retry of the item removes what the item's earlier attempts wrote and nothing else.
     public var workItem: String?
 
     public init(id: String? = nil, room: String? = nil, autoStartTranscription: Bool = false, captions: Bool = false,
-                captionLanguage: String = "en-US", participants: [String] = []) {
+                captionLanguage: String = "en-US", participants: [String] = [],
+                hideTranscriptionButton: Bool = true, hideClosedCaptionButton: Bool = true) {
         self.participants = participants
+        self.hideTranscriptionButton = hideTranscriptionButton
+        self.hideClosedCaptionButton = hideClosedCaptionButton
         self.id = id
         self.room = room
         self.autoStartTranscription = autoStartTranscription

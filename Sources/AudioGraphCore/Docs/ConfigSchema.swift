@@ -11,20 +11,19 @@ public enum ConfigSchema {
             ]))
             var required: [JSONValue] = ["type"]
             for parameter in descriptor.parameters {
-                var schema = parameterSchema(parameter.kind)
-                schema["description"] = .string(parameter.doc)
-                if let value = parameter.defaultValue { schema["default"] = value }
-                properties[parameter.name] = .object(schema)
+                properties[parameter.name] = .object(propertySchema(parameter))
                 if parameter.required { required.append(.string(parameter.name)) }
             }
-            nodeVariants.append(.object(JSONObject([
+            var variant = JSONObject([
                 ("title", .string(descriptor.type)),
                 ("description", .string(descriptor.summary)),
                 ("type", "object"),
                 ("properties", .object(properties)),
                 ("required", .array(required)),
                 ("additionalProperties", false),
-            ])))
+            ])
+            if let groups = descriptor.parameterGroups { addGroups(groups, to: &variant, common: properties) }
+            nodeVariants.append(.object(variant))
         }
         let idPattern = "^[A-Za-z0-9_-]+$"
         let session = JSONObject([
@@ -34,6 +33,8 @@ public enum ConfigSchema {
                 ("room", .object(JSONObject([("type", "string")]))),
                 ("autoStartTranscription", .object(JSONObject([("type", "boolean"), ("default", false)]))),
                 ("captions", .object(JSONObject([("type", "boolean"), ("default", false)]))),
+                ("hideTranscriptionButton", .object(JSONObject([("type", "boolean"), ("default", true)]))),
+                ("hideClosedCaptionButton", .object(JSONObject([("type", "boolean"), ("default", true)]))),
                 ("captionLanguage", .object(JSONObject([
                     ("enum", .array(SessionSettings.supportedLanguages.map { .string($0) })), ("default", "en-US"),
                 ]))),
@@ -84,6 +85,47 @@ public enum ConfigSchema {
             ("required", ["version", "nodes", "links"]),
             ("additionalProperties", false),
         ]))
+    }
+
+    static func propertySchema(_ parameter: ParameterSpec) -> JSONObject {
+        var schema = parameterSchema(parameter.kind)
+        schema["description"] = .string(parameter.doc)
+        if let value = parameter.defaultValue { schema["default"] = value }
+        return schema
+    }
+
+    /// Every group's parameters become properties of the node (with no type there: two groups may share a name);
+    /// for each group an `if` on the selector's value limits the names to the common ones and that group's, and
+    /// types them. The selector's other values, such as `auto`, pick a group only at run time: any group's
+    /// parameters are allowed there and the run checks them.
+    static func addGroups(_ groups: ParameterGroups, to variant: inout JSONObject, common: JSONObject) {
+        var properties = common
+        var conditions: [JSONValue] = []
+        for group in groups.all() {
+            var names = common.keys.map { JSONValue.string($0) }
+            var groupRequired: [JSONValue] = []
+            var typed = JSONObject()
+            for parameter in group.parameters {
+                if properties[parameter.name] == nil {
+                    properties[parameter.name] = .object(JSONObject([("description", .string("\(groups.selector) parameter"))]))
+                }
+                typed[parameter.name] = .object(propertySchema(parameter))
+                names.append(.string(parameter.name))
+                if parameter.required { groupRequired.append(.string(parameter.name)) }
+            }
+            var then = JSONObject([("propertyNames", .object(JSONObject([("enum", .array(names))]))),
+                                   ("properties", .object(typed))])
+            if !groupRequired.isEmpty { then["required"] = .array(groupRequired) }
+            conditions.append(.object(JSONObject([
+                ("if", .object(JSONObject([
+                    ("properties", .object(JSONObject([(groups.selector, .object(JSONObject([("const", .string(group.name))])))]))),
+                    ("required", .array([.string(groups.selector)])),
+                ]))),
+                ("then", .object(then)),
+            ])))
+        }
+        variant["properties"] = .object(properties)
+        if !conditions.isEmpty { variant["allOf"] = .array(conditions) }
     }
 
     /// `{"type": "integer", "minimum": …, "maximum": …, "default": …}`.

@@ -8,17 +8,15 @@ public enum NodeDocumentation {
         lines.append("")
         lines.append("PARAMETERS:")
         if descriptor.parameters.isEmpty { lines.append("  (none)") }
-        for parameter in descriptor.parameters {
-            var head = "  \(parameter.name)  \(parameter.typeDescription)"
-            if parameter.required {
-                head += "  (required)"
-            } else if let value = parameter.defaultValue {
-                head += "  default \(JSONWriter.compact(value))"
-            } else {
-                head += "  (optional)"
+        lines += descriptor.parameters.flatMap(inspectLines)
+        if let groups = descriptor.parameterGroups {
+            for group in groups.all() {
+                lines.append("")
+                lines.append("PARAMETERS OF \(groups.selector.uppercased()) \(group.name) (\(groups.selector): \"\(group.name)\"):")
+                lines.append("  \(group.summary)")
+                if group.parameters.isEmpty { lines.append("  (none)") }
+                lines += group.parameters.flatMap(inspectLines)
             }
-            lines.append(head)
-            lines.append("      \(parameter.doc)")
         }
         lines.append("")
         lines.append("INPUTS:")
@@ -37,6 +35,29 @@ public enum NodeDocumentation {
         case .queued(let capacity): lines.append("RUNS: on its own thread behind a queue of \(capacity) frames")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A parameter's two lines in `inspect`.
+    static func inspectLines(_ parameter: ParameterSpec) -> [String] {
+        var head = "  \(parameter.name)  \(parameter.typeDescription)"
+        if parameter.required {
+            head += "  (required)"
+        } else if let value = parameter.defaultValue {
+            head += "  default \(JSONWriter.compact(value))"
+        } else {
+            head += "  (optional)"
+        }
+        return [head, "      \(parameter.doc)"]
+    }
+
+    /// A Markdown table of parameters.
+    static func markdownTable(_ parameters: [ParameterSpec]) -> String {
+        var out = "\n| parameter | type | default | description |\n|---|---|---|---|\n"
+        for parameter in parameters {
+            let defaultText = parameter.required ? "required" : parameter.defaultValue.map { "`\(JSONWriter.compact($0))`" } ?? "—"
+            out += "| `\(parameter.name)` | \(parameter.typeDescription) | \(defaultText) | \(parameter.doc) |\n"
+        }
+        return out
     }
 
     static func kinds(_ set: Set<FrameKind>) -> String {
@@ -61,14 +82,12 @@ public enum NodeDocumentation {
             case .inline: out += "- runs inline on the thread that feeds it\n"
             case .queued(let capacity): out += "- runs on its own thread behind a queue of \(capacity) frames\n"
             }
-            if descriptor.parameters.isEmpty {
-                out += "\nNo parameters.\n"
-                continue
-            }
-            out += "\n| parameter | type | default | description |\n|---|---|---|---|\n"
-            for parameter in descriptor.parameters {
-                let defaultText = parameter.required ? "required" : parameter.defaultValue.map { "`\(JSONWriter.compact($0))`" } ?? "—"
-                out += "| `\(parameter.name)` | \(parameter.typeDescription) | \(defaultText) | \(parameter.doc) |\n"
+            out += descriptor.parameters.isEmpty ? "\nNo parameters.\n" : markdownTable(descriptor.parameters)
+            guard let groups = descriptor.parameterGroups else { continue }
+            for group in groups.all() where group.builtIn {
+                out += "\n### \(groups.selector) `\(group.name)`\n\n\(group.summary). Set beside the common parameters with "
+                    + "`\"\(groups.selector)\": \"\(group.name)\"`.\n"
+                out += group.parameters.isEmpty ? "\nNo parameters of its own.\n" : markdownTable(group.parameters)
             }
         }
         return out

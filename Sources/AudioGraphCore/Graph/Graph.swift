@@ -65,7 +65,7 @@ public final class Graph {
             let formats: String
             switch (node.inputFormat, node.outputFormat) {
             case (nil, nil): formats = "(no audio)"
-            case (let input?, nil): formats = "\(input) ->"
+            case (let input?, nil): formats = "takes \(input)"
             case (nil, let output?): formats = "-> \(output)"
             case (let input?, let output?): formats = input == output ? "\(input)" : "\(input) -> \(output)"
             }

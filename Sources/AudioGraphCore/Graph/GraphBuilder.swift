@@ -30,8 +30,10 @@ public struct GraphBuilder {
     }
 
     /// Builds `spec` with this builder's registry. `spec.plugins` are not loaded here: `loadGraph` (or
-    /// `Plugins.load`) loads them into the registry first.
+    /// `Plugins.load`) loads them into the registry first. Output paths may name the input file
+    /// (`InputTemplates`: `{stem}`, `{name}`, `{dir}`, `{session}`).
     public func build(_ spec: GraphSpec) throws(GraphError) -> Graph {
+        let spec = try InputTemplates.expand(spec, registry: registry)
         var pending: [String: Pending] = [:]
         var order: [String] = []
         var pathUses = PathUse.configInputs(of: spec)
@@ -50,7 +52,10 @@ public struct GraphBuilder {
             }
             let values = try ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)
             let uses = PathUse.uses(of: values, entry.descriptor, baseDirectory: spec.baseDirectory, at: path)
-            try PathUse.checkInputs(uses)
+            // An input the config names must be there now. A default input path (an engine's default model) is the
+            // node's to check: it can say how to install it (exit 69). Both count in the clash check below.
+            let named = Set(node.parameters.keys.map { (path / $0).description })
+            try PathUse.checkInputs(uses.filter { named.contains($0.location) })
             pathUses += uses
             let configuration = NodeConfiguration(id: node.id, type: node.type, values: values,
                                                   baseDirectory: spec.baseDirectory, session: spec.session)
@@ -70,7 +75,7 @@ public struct GraphBuilder {
         for id in order {
             instances[id] = try instantiate(pending[id]!)
         }
-        var notes: [String] = []
+        var notes = order.flatMap { (instances[$0] as? any NoteReporting)?.buildNotes ?? [] }
         var built: [String: Graph.Node] = [:]
         var builtLinks: [Graph.Link] = []
         var position = 0

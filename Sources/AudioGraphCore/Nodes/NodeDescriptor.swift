@@ -53,10 +53,12 @@ public struct NodeDescriptor: Sendable {
     /// `strictFormats`) when the upstream format is not one of them.
     public var acceptedFormats: FormatRequirement
     public var execution: Execution
+    /// Parameters that a choice brings with it (a recognizer's engine's own), beside `parameters`.
+    public var parameterGroups: ParameterGroups?
 
     public init(type: String, summary: String, category: Category, parameters: [ParameterSpec],
                 inputs: [InputPort], outputs: [OutputPort], acceptedFormats: FormatRequirement = .any,
-                execution: Execution = .inline) {
+                execution: Execution = .inline, parameterGroups: ParameterGroups? = nil) {
         self.type = type
         self.summary = summary
         self.category = category
@@ -65,6 +67,7 @@ public struct NodeDescriptor: Sendable {
         self.outputs = outputs
         self.acceptedFormats = acceptedFormats
         self.execution = execution
+        self.parameterGroups = parameterGroups
     }
 
     public func parameter(named name: String) -> ParameterSpec? {

@@ -13,14 +13,18 @@ public struct ParameterSpec: Sendable {
     }
 
     /// What a node does with a path parameter. The graph builder checks paths by role before any node opens a
-    /// file: an input must be there (exit 66) and be a regular file (a folder for `inputFolder`), so a FIFO or a
-    /// device is refused rather than blocking; an output may not resolve to the same file as any input, nor an
+    /// file: an input must be there (exit 66) and be a regular file (a folder for `inputFolder`; a `model` may be
+    /// missing, which its node reports with exit 69), so a FIFO or a device is refused rather than blocking; an output may not resolve to the same file as any input, nor an
     /// exclusive output to another output (exit 65, naming both JSON paths).
     public enum PathRole: Sendable, Equatable, CaseIterable {
         /// Read: a regular file that must exist when the graph is built.
         case input
         /// Read: a folder that must exist when the graph is built (a model folder).
         case inputFolder
+        /// Read: a model file the node checks itself, and loads, before audio flows. The builder refuses a
+        /// FIFO, a device or a folder (exit 66) but leaves a missing or unreadable file to the node, whose error
+        /// says how to install the model (exit 69, `unavailable`).
+        case model
         /// Written by this node alone: created when the graph starts (failure: exit 73). No other path of the
         /// config, and in a batch no other file's run, may name the same file.
         case output
@@ -36,6 +40,7 @@ public struct ParameterSpec: Sendable {
             switch self {
             case .input: return "input"
             case .inputFolder: return "input-folder"
+            case .model: return "model"
             case .output: return "output"
             case .sharedOutput: return "shared-output"
             }
@@ -46,6 +51,7 @@ public struct ParameterSpec: Sendable {
             switch self {
             case .input: return "input file"
             case .inputFolder: return "input folder"
+            case .model: return "model file"
             case .output: return "output file"
             case .sharedOutput: return "output file, shared"
             }

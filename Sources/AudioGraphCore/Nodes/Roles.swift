@@ -7,6 +7,12 @@ public protocol TranscriberRole: AnyObject {
     var engineName: String { get }
     /// Caption language codes it can transcribe.
     var supportedLanguages: [String] { get }
+    /// What would make more languages available (e.g. a model to install); nil when nothing would.
+    var languageHint: String? { get }
+}
+
+extension TranscriberRole {
+    public var languageHint: String? { nil }
 }
 
 /// A node that shows or writes captions.
@@ -18,4 +24,10 @@ public protocol TranscriptStoreRole: AnyObject {
     var storeLocation: String { get }
     /// The session id this run's rows are written under (`session.id`, or one generated per run).
     var sessionID: String { get }
+}
+
+/// A node with something to say once it is built (which engine `auto` picked, and why). The graph builder adds
+/// its notes to `Graph.notes`, which `audiograph run` prints on stderr (`audiograph: note: …`) unless `--quiet`.
+public protocol NoteReporting: AnyObject {
+    var buildNotes: [String] { get }
 }

@@ -22,7 +22,7 @@ public struct PathUse: Sendable {
     /// The path parameters among a node's validated `values`.
     public static func uses(of values: JSONObject, _ descriptor: NodeDescriptor, baseDirectory: String,
                             at node: JSONPath) -> [PathUse] {
-        descriptor.parameters.compactMap { spec in
+        descriptor.parameters(for: values).compactMap { spec in
             guard case .path(let role) = spec.kind, let raw = values[spec.name]?.stringValue else { return nil }
             return PathUse(role: role, path: NodeConfiguration.resolve(raw, against: baseDirectory),
                            location: (node / spec.name).description)
@@ -40,7 +40,8 @@ public struct PathUse: Sendable {
 
     /// Checks that each input is there and is what its role reads: a regular file (never a FIFO, a device or a
     /// folder, which would block or never end) or, for `inputFolder`, a folder. Exit 66, naming the JSON path.
-    /// Nothing is opened.
+    /// A `model` that is missing or unreadable is left to its node (exit 69 with the install command); one that
+    /// is a FIFO, a device or a folder is refused here. Nothing is opened.
     public static func checkInputs(_ uses: [PathUse]) throws(GraphError) {
         for use in uses {
             switch use.role {
@@ -52,6 +53,11 @@ public struct PathUse: Sendable {
                 guard kind == .directory else {
                     throw GraphError(.missingInput, at: use.location, "\(use.path) is \(kind.description), not a folder")
                 }
+            case .model:
+                // Missing or unreadable: the node's own check says which model and how to install it.
+                let kind = FileKind(path: use.path)
+                if kind != .missing, kind != .unknown { try FileKind.requireRegularFile(use.path, at: use.location) }
+                continue
             case .output, .sharedOutput:
                 continue
             }

@@ -56,6 +56,17 @@ public enum WireFormat {
                               execution: execution)
     }
 
+    /// A list of parameters, as a declaration's `"parameters"` (and an engine's `parameters_json`) hold them.
+    public static func encode(parameters: [ParameterSpec]) -> JSONValue { .array(parameters.map(encode)) }
+
+    /// The list `encode(parameters:)` writes.
+    public static func parameters(_ value: JSONValue) throws(WireFormatError) -> [ParameterSpec] {
+        guard let items = value.arrayValue else { throw WireFormatError("parameters: expected an array") }
+        var specs: [ParameterSpec] = []
+        for item in items { specs.append(try parameter(item)) }
+        return specs
+    }
+
     static func encode(_ parameter: ParameterSpec) -> JSONValue {
         var object: JSONObject = ["name": .string(parameter.name), "doc": .string(parameter.doc),
                                   "required": .bool(parameter.required)]

@@ -11,7 +11,10 @@ import Synchronization
 /// - A node that throws stops the graph: sources stop, every other node still finishes and stops (files are
 ///   finalized), and `run` throws that node's error.
 public final class GraphRuntime: @unchecked Sendable {
-    // Immutable after init except through the lock-protected and atomic members below.
+    // Why it is Sendable: `graph`, `clock`, `options` and `initialCommands` never change after init. `running`,
+    // `startTime` and `timeline` are written only by `run`, before it opens `commandGate` and stores `started`
+    // (release); other threads read them only after seeing either (the lock, or an acquiring load). Everything
+    // else is a Mutex or an Atomic.
     private let graph: Graph
     let clock: any MediaClock
     /// When stream times' audio was there, for speech latency (metrics on).
@@ -42,10 +45,13 @@ public final class GraphRuntime: @unchecked Sendable {
     /// more (the command went nowhere); `delivered` is called once the command is in the graph.
     @discardableResult
     public func send(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void = {}) -> Bool {
-        guard started.load(ordering: .acquiring) else {
-            pendingBeforeStart.withLock { $0.append((command, delivered)) }
+        // Under the gate's lock a command either joins the list `run` hands to the sources, or sees them posted.
+        let queuedBeforeStart = commandGate.withLock { gate -> Bool in
+            guard !gate.open else { return false }
+            gate.pending.append((command, delivered))
             return true
         }
+        if queuedBeforeStart { return true }
         let sources = running.filter { $0.node.instance is any SourceNode }
         // Count the sources that take the command before any can pass it on.
         let remaining = Mutex(sources.count + 1)
@@ -61,7 +67,13 @@ public final class GraphRuntime: @unchecked Sendable {
         return true
     }
 
-    private let pendingBeforeStart = Mutex<[(ControlCommand, @Sendable () -> Void)]>([])
+    /// Commands sent before the sources' inboxes exist, and whether they do: one lock for both, so a `send`
+    /// racing `run` either lands in the list `run` drains or finds the sources ready (issue 19's start race).
+    private struct CommandGate {
+        var pending: [(ControlCommand, @Sendable () -> Void)] = []
+        var open = false
+    }
+    private let commandGate = Mutex(CommandGate())
 
     /// Whether every node has started, and who waits to know.
     private enum StartOutcome { case pending, started, failed(GraphError) }
@@ -159,14 +171,14 @@ public final class GraphRuntime: @unchecked Sendable {
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
                 observer: observer, diagnostics: onWarning)
         }
-        let early = pendingBeforeStart.withLock { pending -> [(ControlCommand, @Sendable () -> Void)] in
-            defer { pending.removeAll() }
-            return pending
-        }
-        for running in self.running where running.node.instance is any SourceNode {
-            running.inbox.withLock { inbox in
-                inbox.waiting = initialCommands.map { ($0, {}) } + early
+        commandGate.withLock { gate in
+            for running in self.running where running.node.instance is any SourceNode {
+                running.inbox.withLock { inbox in
+                    inbox.waiting = initialCommands.map { ($0, {}) } + gate.pending
+                }
             }
+            gate.pending.removeAll()
+            gate.open = true
         }
         started.store(true, ordering: .releasing)
 

@@ -5,8 +5,10 @@ import Synchronization
 ///
 /// Confinement (why `@unchecked Sendable` is sound): `receive` runs on one thread at a time — the source's
 /// thread for a source and the nodes it feeds inline, the node's own worker for a queued node (the builder
-/// queues every node with more than one feeder). `downstream` and `context` are set before any thread starts
-/// and never change.
+/// queues every node with more than one feeder), and so do `failed`, `endOfStreamRemaining`, `timeline` and the
+/// call bookkeeping, which only `receive` and the calls it makes touch. `downstream` and `context` are set before
+/// any thread starts and never change. What other threads read (`framesProduced`, `inbox`, the speech tracker,
+/// the metrics) is atomic or behind a mutex.
 final class RunningNode: @unchecked Sendable {
     let node: Graph.Node
     var context: NodeContext!

@@ -12,13 +12,17 @@ public struct RecognizerCapabilities: Sendable, Equatable {
     public var languages: [String]
     /// The sample rate it needs (mono); the graph builder inserts a resampler in front of it when needed.
     public var sampleRate: Int
+    /// What would make more languages available (another model to install, …); said with a refused language.
+    public var languageHint: String?
 
-    public init(streaming: Bool, partialResults: Bool, wordTimings: Bool, languages: [String], sampleRate: Int) {
+    public init(streaming: Bool, partialResults: Bool, wordTimings: Bool, languages: [String], sampleRate: Int,
+                languageHint: String? = nil) {
         self.streaming = streaming
         self.partialResults = partialResults
         self.wordTimings = wordTimings
         self.languages = languages
         self.sampleRate = sampleRate
+        self.languageHint = languageHint
     }
 }
 
@@ -64,11 +68,26 @@ public protocol SpeechRecognizer: AnyObject {
     /// The final must be the same as without the call. `frames` never exceeds the frames fed so far; the node
     /// calls this only when the graph runs in real time. Default: nothing.
     func prepareFinal(speechEndsAfter frames: Int)
+    /// Ends the current utterance and lets the engine hold its result back (to decode several utterances in one
+    /// window when the graph is not real time). Returns the results that are now complete, oldest first: results
+    /// of earlier held utterances and/or this one, each exactly once, in utterance order. Words stay relative to
+    /// the start of their own utterance; an empty text means nothing was said. The node calls it instead of
+    /// `endUtterance` only when `RecognizerOptions.realtime` is false.
+    /// Default: `[try endUtterance(speechEndsAfter: frames)]` (or `[try endUtterance()]` when frames is nil).
+    func endUtteranceDeferring(speechEndsAfter frames: Int?) throws -> [RecognitionResult]
+    /// Every result still held, oldest first. The node calls it at finish, flush, stopTranscription, setLanguage.
+    /// Default: [].
+    func flushDeferredResults() throws -> [RecognitionResult]
 }
 
 extension SpeechRecognizer {
     public func endUtterance(speechEndsAfter frames: Int) throws -> RecognitionResult { try endUtterance() }
     public func prepareFinal(speechEndsAfter frames: Int) {}
+    public func endUtteranceDeferring(speechEndsAfter frames: Int?) throws -> [RecognitionResult] {
+        if let frames { return [try endUtterance(speechEndsAfter: frames)] }
+        return [try endUtterance()]
+    }
+    public func flushDeferredResults() throws -> [RecognitionResult] { [] }
 }
 
 /// Hints a node sends downstream without showing them to observers (`NodeContext.forward`), as
@@ -83,7 +102,8 @@ public enum SpeechHints {
 public struct RecognizerOptions: Sendable {
     /// The caption language code asked for.
     public var language: String
-    /// Engine-specific parameters (`hmm`, `lm`, `dict`, `keyphrase`, `grammar`, …), paths resolved.
+    /// The chosen engine's own parameters (its `RecognizerEngine.parameters`), validated, defaults filled in,
+    /// paths resolved to absolute paths.
     public var parameters: JSONObject
     /// Let the engine print its own logs.
     public var verbose: Bool
@@ -109,21 +129,28 @@ public struct RecognizerOptions: Sendable {
 public struct RecognizerEngine: Sendable {
     public let name: String
     public let summary: String
+    /// The engine's own parameters, set on the recognizer node beside the node's common ones.
+    public let parameters: [ParameterSpec]
     /// The capabilities the engine will have for these options (languages may depend on the models given).
     public let capabilities: @Sendable (RecognizerOptions) -> RecognizerCapabilities
     /// Checks the options before any audio flows (models exist, …). Throws `GraphError`s naming parameters.
     public let validate: @Sendable (RecognizerOptions) throws -> Void
     /// Makes a decoder (loads models). Called once per run, from `start`.
     public let make: @Sendable (RecognizerOptions) throws -> any SpeechRecognizer
+    /// Whether `engine: "auto"` may pick it now (for whisper: its default model file exists). Default: true.
+    public let availableByDefault: @Sendable () -> Bool
 
-    public init(name: String, summary: String,
+    public init(name: String, summary: String, parameters: [ParameterSpec] = [],
                 capabilities: @escaping @Sendable (RecognizerOptions) -> RecognizerCapabilities,
                 validate: @escaping @Sendable (RecognizerOptions) throws -> Void = { _ in },
+                availableByDefault: @escaping @Sendable () -> Bool = { true },
                 make: @escaping @Sendable (RecognizerOptions) throws -> any SpeechRecognizer) {
         self.name = name
         self.summary = summary
+        self.parameters = parameters
         self.capabilities = capabilities
         self.validate = validate
+        self.availableByDefault = availableByDefault
         self.make = make
     }
 }

@@ -14,18 +14,25 @@ import AudioGraphCore
 /// never see it. A recognizer starts its final pass on it. Only when the graph runs in real time
 /// (`RunOptions.realtime`): a batch run has no latency to save, and its frames stay as they were.
 ///
-/// The detector works on the average of the channels, at the input's own rate (8000–48000 Hz). See
-/// `VoiceActivityDetector` for the method.
+/// `engine` picks the frame classifier (`VADEngines`): `spectral` (no model; any rate 8000–48000 Hz) or `silero`
+/// (Silero VAD through whisper.cpp; 16 kHz, a resampler is put in front), or `auto`, the first of
+/// `VADEngines.autoPreference` that is available. The decision logic after it is the same for all. The detector
+/// works on the average of the channels. See `VoiceActivityDetector` and `SpectralFrameClassifier`.
 public final class VADNode: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "vad",
         summary: "Voice-activity detector: passes audio through and emits speechStarted/speechEnded at the audio's "
-            + "stream time. Spectral flatness over an adaptive noise floor (FFTW), a speech-level gate, hangover, "
-            + "minimum speech length and pre-roll. Any rate 8000-48000 Hz, any channels (their average is analysed).",
+            + "stream time. Engines: spectral (spectral flatness over an adaptive noise floor, FFTW; any rate 8000-48000 Hz) "
+            + "and silero (the Silero VAD model through whisper.cpp; 16 kHz); then hangover, minimum speech length and "
+            + "pre-roll. Any channels (their average is analysed).",
         category: .filter,
         parameters: [
+            ParameterSpec("engine", .string, default: .string(VADEngines.defaultEngine),
+                          doc: "Frame classifier: spectral (no model), silero (audiograph models install silero), or auto "
+                            + "(the first of " + VADEngines.autoPreference.joined(separator: ", ") + " that is installed). "
+                            + "Each engine may take parameters of its own (below)."),
             ParameterSpec("aggressiveness", .integer(range: 0...3), default: .number(Double(VADConfiguration.defaults.aggressiveness)),
-                          doc: "How readily audio is called non-speech, like webrtcvad's modes: 0 reports the most speech "
+                          doc: "spectral engine: how readily audio is called non-speech, like webrtcvad's modes: 0 reports the most speech "
                             + "(fewest cut words, more noise let through), 3 the least (fewest false alarms). "
                             + "Default 1: the best mean frame F1 over 0-20 dB SNR in benchmarks/vad.sh."),
             ParameterSpec("hangoverMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.hangoverMs)),
@@ -43,15 +50,26 @@ public final class VADNode: AudioNode {
                           doc: "After this much non-speech inside speech, tell a recognizer downstream that speech may be "
                             + "ending so it can start its final pass early (the final is the same, only sooner); 0: never. "
                             + "Only below hangoverMs."),
+            ParameterSpec("maxSpeechMs", .integer(range: 0...600_000), default: .number(Double(VADConfiguration.defaults.maxSpeechMs)),
+                          doc: "Speech that goes on this long (ms) is split: speechEnded and speechStarted at one time, at "
+                            + "the quietest point of the last 3 s (a pause between words when there is one), so a recognizer "
+                            + "never gets an utterance longer than it decodes well; 0: never. Default 20000 (whisper decodes "
+                            + "30 s windows)."),
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.speech], forwardsInput: true)],
-        acceptedFormats: FormatRequirement(sampleRates: VADNode.supportedSampleRates))
+        acceptedFormats: FormatRequirement(sampleRates: VADNode.supportedSampleRates),
+        parameterGroups: VADEngines.parameterGroups)
 
     /// The rates the detector accepts: the usual ones from 8 to 48 kHz.
     public static let supportedSampleRates = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
 
     public let configuration: VADConfiguration
+    /// The engine: the frame classifier.
+    public let engine: VADEngine
+    /// Why `auto` picked the engine (nil when the config named it).
+    private let autoReason: String?
+    private let node: NodeConfiguration
     private var detector: VoiceActivityDetector?
     private var channels = 1
     private var sampleRate = 1
@@ -64,13 +82,24 @@ public final class VADNode: AudioNode {
     private var pending: [VADStateMachine.Action] = []
 
     public init(configuration: NodeConfiguration) throws {
+        let name = configuration.string("engine") ?? VADEngines.defaultEngine
+        guard let choice = VADEngines.choose(name) else { throw VADEngines.unknownEngine(name, in: configuration) }
+        engine = choice.engine
+        autoReason = choice.reason
+        node = configuration
+        try engine.validate(configuration)
         let defaults = VADConfiguration.defaults
         self.configuration = VADConfiguration(
             aggressiveness: configuration.int("aggressiveness") ?? defaults.aggressiveness,
             hangoverMs: configuration.int("hangoverMs") ?? defaults.hangoverMs,
             minSpeechMs: configuration.int("minSpeechMs") ?? defaults.minSpeechMs,
             preRollMs: configuration.int("preRollMs") ?? defaults.preRollMs,
-            pauseHintMs: configuration.int("pauseHintMs") ?? defaults.pauseHintMs)
+            pauseHintMs: configuration.int("pauseHintMs") ?? defaults.pauseHintMs,
+            maxSpeechMs: configuration.int("maxSpeechMs") ?? defaults.maxSpeechMs)
+    }
+
+    public var acceptedFormats: FormatRequirement {
+        FormatRequirement(sampleRates: engine.sampleRates)
     }
 
     public func start(_ context: NodeContext) throws {
@@ -78,7 +107,9 @@ public final class VADNode: AudioNode {
         sampleRate = format.sampleRate
         channels = format.channels
         sendsPauseHints = context.options.realtime
-        detector = VoiceActivityDetector(sampleRate: format.sampleRate, configuration: configuration)
+        let classifier = try engine.make(node, format.sampleRate, configuration)
+        detector = VoiceActivityDetector(sampleRate: format.sampleRate, configuration: configuration,
+                                         frameClassifier: classifier)
         pending.reserveCapacity(4)
         scratch.reserveCapacity(4096)
     }
@@ -89,8 +120,8 @@ public final class VADNode: AudioNode {
         let origin = self.origin ?? buffer.position
         self.origin = origin
         pending.removeAll(keepingCapacity: true)
-        buffer.samples.withUnsafeBufferPointer { samples in
-            detector.process(interleaved: samples, channels: channels, scratch: &scratch) { pending.append($0) }
+        try buffer.samples.withUnsafeBufferPointer { samples in
+            try detector.process(interleaved: samples, channels: channels, scratch: &scratch) { pending.append($0) }
         }
         for action in pending { emit(action, origin: origin, context) }
     }
@@ -110,11 +141,21 @@ public final class VADNode: AudioNode {
             context.emit(.speechStarted, at: Double(origin + at) / Double(sampleRate))
         case .speechEnded(let at):
             context.emit(.speechEnded, at: Double(origin + at) / Double(sampleRate))
+        case .speechSplit(let at):
+            context.emit(.speechEnded, at: Double(origin + at) / Double(sampleRate))
+            context.emit(.speechStarted, at: Double(origin + at) / Double(sampleRate))
         case .speechPausing(let at):
             guard sendsPauseHints else { return }
             // A hint for the nodes downstream, not an observable event: forwarded, so observers never see it.
             context.forward(Event(node: context.nodeID, time: Double(origin + at) / Double(sampleRate),
                                   payload: .custom(type: SpeechHints.speechPausing, kind: .speech, fields: JSONObject())))
         }
+    }
+}
+
+extension VADNode: NoteReporting {
+    /// Which engine `auto` picked, and why (`vad v: engine spectral (auto: …)`).
+    public var buildNotes: [String] {
+        autoReason.map { ["vad \(node.id): engine \(engine.name) (\($0))"] } ?? []
     }
 }

@@ -7,81 +7,78 @@ public struct VADConfiguration: Sendable, Equatable {
     public var preRollMs: Int
     /// Non-speech inside speech after which `.speechPausing` is reported (0: never; only below `hangoverMs`).
     public var pauseHintMs: Int
+    /// Speech this long is split at its quietest point of the last `splitSearchMs` (0: never).
+    public var maxSpeechMs: Int
 
     public init(aggressiveness: Int = VADConfiguration.defaults.aggressiveness,
                 hangoverMs: Int = VADConfiguration.defaults.hangoverMs,
                 minSpeechMs: Int = VADConfiguration.defaults.minSpeechMs,
                 preRollMs: Int = VADConfiguration.defaults.preRollMs,
-                pauseHintMs: Int = VADConfiguration.defaults.pauseHintMs) {
+                pauseHintMs: Int = VADConfiguration.defaults.pauseHintMs,
+                maxSpeechMs: Int = VADConfiguration.defaults.maxSpeechMs) {
         self.aggressiveness = aggressiveness
         self.hangoverMs = hangoverMs
         self.minSpeechMs = minSpeechMs
         self.preRollMs = preRollMs
         self.pauseHintMs = pauseHintMs
+        self.maxSpeechMs = maxSpeechMs
     }
 
+    /// How far back from `maxSpeechMs` a split point is looked for: the recognizer replays an utterance's start
+    /// from a 4 s ring, so the split (plus the decision delay) must stay within it.
+    public static let splitSearchMs = 3000
+
     /// The defaults: the best mean frame F1 over the SNRs of benchmarks/vad.sh (see benchmarks/README.md);
-    /// `pauseHintMs` gives a recognizer 450 ms head start on its final pass at the default hangover.
-    public static let defaults = (aggressiveness: 1, hangoverMs: 650, minSpeechMs: 100, preRollMs: 50, pauseHintMs: 200)
+    /// `pauseHintMs` gives a recognizer 450 ms head start on its final pass at the default hangover; `maxSpeechMs`
+    /// keeps utterances (cut between 17 and 20 s) inside whisper's 30 s window with room to pack, and under the
+    /// recognizer's own 30 s cap, which cuts wherever it falls.
+    public static let defaults = (aggressiveness: 1, hangoverMs: 650, minSpeechMs: 100, preRollMs: 50, pauseHintMs: 200,
+                                  maxSpeechMs: 20_000)
 }
 
-/// A voice-activity detector over one stream of mono samples: frames the samples (10 ms hop, a Hann window of
-/// 20–32 ms: the power of two at or above 20 ms), takes each frame's power spectrum (`SpectralAnalyzer`),
-/// measures it over an adaptive noise floor (`VADFeatureExtractor`), decides speech per frame
-/// (`VADClassifier`) and turns the decisions into start and end positions (`VADStateMachine`).
+/// A voice-activity detector over one stream of mono samples: a frame classifier (the engine: `spectral`'s
+/// `SpectralFrameClassifier` by default, or any `VADFrameClassifier`) decides speech per frame, and
+/// `VADStateMachine` turns the decisions into start and end positions.
 ///
 /// Positions count samples from the first one fed (position 0). The result does not depend on how the samples
-/// are split into calls. Frame `k` stands for samples `[k·hop, (k+1)·hop)`; its window is centred on that span
-/// (the stream is taken to be preceded by zeros), so decisions come `window/2 + hop/2` samples plus the
-/// classifier's smoothing delay after the audio they describe.
+/// are split into calls.
 ///
-/// Confinement: one thread at a time (it owns an FFTW plan's buffers).
+/// Confinement: one thread at a time (the classifier's rule).
 public final class VoiceActivityDetector {
     public let sampleRate: Int
     public let configuration: VADConfiguration
-    /// Samples between frames (10 ms).
-    public let hop: Int
-    /// Samples in an analysis window (the FFT size).
-    public let windowSize: Int
-
-    private let analyzer: SpectralAnalyzer
-    private var extractor: VADFeatureExtractor
-    private var classifier: VADClassifier
+    /// The engine's classifier.
+    public let classifier: any VADFrameClassifier
     private var stateMachine: VADStateMachine
-    /// The analysis window being filled; `fill` samples are valid.
-    private var frame: [Float]
-    private var fill: Int
-    private var power: [Float]
-    /// Frames analyzed so far, and frames decided (decisions lag by the classifier's delay).
-    private var framesAnalyzed: Int64 = 0
+    /// Frames decided so far.
     private var framesDecided: Int64 = 0
     /// Samples fed so far.
     public private(set) var position: Int64 = 0
 
+    /// The spectral engine.
     /// - Parameters:
     ///   - classifier: replaces the classifier `configuration.aggressiveness` picks (for experiments).
     ///   - featureSettings: the feature extractor's band and noise-tracking settings.
-    public init(sampleRate: Int, configuration: VADConfiguration = VADConfiguration(),
-                classifier: VADClassifier? = nil,
-                featureSettings: VADFeatureExtractor.Settings = VADFeatureExtractor.Settings()) {
+    public convenience init(sampleRate: Int, configuration: VADConfiguration = VADConfiguration(),
+                            classifier: VADClassifier? = nil,
+                            featureSettings: VADFeatureExtractor.Settings = VADFeatureExtractor.Settings()) {
+        let decisions = classifier
+            ?? VADClassifier(thresholds: VADClassifier.Thresholds.aggressiveness(configuration.aggressiveness))
+        self.init(sampleRate: sampleRate, configuration: configuration,
+                  frameClassifier: SpectralFrameClassifier(sampleRate: sampleRate, classifier: decisions,
+                                                           featureSettings: featureSettings))
+    }
+
+    /// Any engine's classifier, which must work at `sampleRate`.
+    public init(sampleRate: Int, configuration: VADConfiguration, frameClassifier: any VADFrameClassifier) {
         precondition(sampleRate >= 1000)
         self.sampleRate = sampleRate
         self.configuration = configuration
-        hop = max(1, Int((Double(sampleRate) / 100).rounded()))
-        var size = 16
-        while size * 50 < sampleRate { size *= 2 }  // the power of two ≥ 20 ms
-        windowSize = size
-        analyzer = SpectralAnalyzer(size: size)
-        extractor = VADFeatureExtractor(sampleRate: sampleRate, fftSize: size, settings: featureSettings)
-        self.classifier = classifier
-            ?? VADClassifier(thresholds: VADClassifier.Thresholds.aggressiveness(configuration.aggressiveness))
+        self.classifier = frameClassifier
         stateMachine = VADStateMachine(minSpeechMs: configuration.minSpeechMs, hangoverMs: configuration.hangoverMs,
                                        preRollMs: configuration.preRollMs, pauseHintMs: configuration.pauseHintMs,
-                                       sampleRate: sampleRate)
-        frame = [Float](repeating: 0, count: size)
-        // Zeros before the stream, so frame 0's window is centred on samples [0, hop).
-        fill = size / 2 - hop / 2
-        power = [Float](repeating: 0, count: size / 2 + 1)
+                                       maxSpeechMs: configuration.maxSpeechMs,
+                                       splitSearchMs: VADConfiguration.splitSearchMs, sampleRate: sampleRate)
     }
 
     /// Whether speech has been reported and not yet ended.
@@ -89,23 +86,15 @@ public final class VoiceActivityDetector {
 
     /// Feeds mono samples; calls `report` with each start or end decided inside them, in order.
     public func process(_ samples: UnsafeBufferPointer<Float>,
-                        _ report: (VADStateMachine.Action) throws -> Void) rethrows {
-        var offset = 0
-        while offset < samples.count {
-            let take = min(windowSize - fill, samples.count - offset)
-            frame.withUnsafeMutableBufferPointer { dest in
-                for i in 0..<take { dest[fill + i] = samples[offset + i] }
-            }
-            fill += take
-            offset += take
-            position += Int64(take)
-            if fill == windowSize {
-                if let action = analyzeFrame() { try report(action) }
-                // Slide by one hop.
-                frame.withUnsafeMutableBufferPointer { buffer in
-                    for i in 0..<(windowSize - hop) { buffer[i] = buffer[i + hop] }
-                }
-                fill = windowSize - hop
+                        _ report: (VADStateMachine.Action) throws -> Void) throws {
+        position += Int64(samples.count)
+        let length = Int64(classifier.frameLength)
+        try classifier.process(samples) { decision in
+            let index = framesDecided
+            framesDecided += 1
+            if let action = stateMachine.frame(start: index * length, end: (index + 1) * length, isSpeech: decision.isSpeech,
+                                                  levelDb: decision.levelDb) {
+                try report(action)
             }
         }
     }
@@ -113,7 +102,7 @@ public final class VoiceActivityDetector {
     /// Feeds interleaved samples of `channels` channels, analysing their average. `scratch` is reused (no
     /// allocation once it has grown to the largest buffer).
     public func process(interleaved samples: UnsafeBufferPointer<Float>, channels: Int, scratch: inout [Float],
-                        _ report: (VADStateMachine.Action) throws -> Void) rethrows {
+                        _ report: (VADStateMachine.Action) throws -> Void) throws {
         if channels == 1 {
             try process(samples, report)
             return
@@ -136,20 +125,5 @@ public final class VoiceActivityDetector {
     /// End of stream: ends ongoing speech at the last sample fed.
     public func finish() -> VADStateMachine.Action? {
         stateMachine.finish(at: position)
-    }
-
-    private func analyzeFrame() -> VADStateMachine.Action? {
-        frame.withUnsafeBufferPointer { input in
-            power.withUnsafeMutableBufferPointer { output in
-                analyzer.powerSpectrum(of: input, into: output)
-            }
-        }
-        let features = power.withUnsafeBufferPointer { extractor.analyze($0) }
-        framesAnalyzed += 1
-        guard let isSpeech = classifier.classify(features) else { return nil }
-        let index = framesDecided
-        framesDecided += 1
-        let h = Int64(hop)
-        return stateMachine.frame(start: index * h, end: (index + 1) * h, isSpeech: isSpeech)
     }
 }

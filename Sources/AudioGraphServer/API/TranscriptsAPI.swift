@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphSessions
 import AudioGraphStore
 import Foundation
 
@@ -32,7 +33,7 @@ public final class TranscriptsAPI: Sendable {
             response = try route(request)
         } catch {
             response = .error(error)
-            if error.status == 405 { response.headers.append(("Allow", "GET, HEAD")) }
+            if error.status == 405 { response.headers.append(("Allow", error == .controlMethodNotAllowed ? "POST" : "GET, HEAD")) }
         }
         response.headers.append(("X-Content-Type-Options", "nosniff"))
         response.headers.append(("Referrer-Policy", "no-referrer"))
@@ -40,8 +41,16 @@ public final class TranscriptsAPI: Sendable {
     }
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard request.method == "GET" || request.method == "HEAD" else { throw .methodNotAllowed }
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        let isControl = segments.count == 4 && segments[0] == "v1" && segments[1] == "sessions"
+            && ControlAPI.routes.contains(segments[3])
+        if isControl, request.method == "POST" {
+            let user = try authenticate(request)
+            return try control(segments[2], route: segments[3], for: user, request: request, store: store, live: live)
+        }
+        // `…/captions` is also the caption stream (GET); the other two controls take POST only.
+        if isControl, segments[3] != "captions" { throw .controlMethodNotAllowed }
+        guard request.method == "GET" || request.method == "HEAD" else { throw .methodNotAllowed }
         if segments == [""] || segments == ["index.html"] || segments == ["app.js"] || segments == ["app.css"] {
             return WebPage.response(for: request.path)
         }
@@ -58,7 +67,13 @@ public final class TranscriptsAPI: Sendable {
         if rest.count == 3, rest[0] == "sessions", rest[2] == "captions" {
             return try captions(of: rest[1], for: user, head: request.method == "HEAD")
         }
-        if rest.count == 2, rest[0] == "transcripts" { return try transcript(rest[1], for: user) }
+        if rest.count == 2, rest[0] == "transcripts" {
+            if let format = TranscriptDownload.allCases.first(where: { rest[1].hasSuffix("." + $0.fileExtension) }) {
+                let tid = String(rest[1].dropLast(format.fileExtension.count + 1))
+                return try download(tid, as: format, for: user)
+            }
+            return try transcript(rest[1], for: user)
+        }
         if rest == ["calls"] { return try calls(for: user, query: query) }
         if rest == ["live"] { return liveSessions(for: user) }
         throw .notFound("no such path")
@@ -98,12 +113,19 @@ public final class TranscriptsAPI: Sendable {
             }
         }
         guard let rows else { throw .notFound("no such session") }
-        let page = Page(sessionId: sessionID, page: position.pageNumber, limit: limit, nextCursor: rows.last.map { String($0.key) },
-                        transcripts: rows.compactMap { try? served(TranscriptRecord(row: $0)) }, calls: nil)
-        return try encoded(page)
+        return ServedJSON.response(ServedJSON.page(sessionId: sessionID, page: position.pageNumber, limit: limit,
+                                                   nextCursor: rows.last.map { String($0.key) },
+                                                   transcripts: rows.compactMap { try? served(TranscriptRecord(row: $0)) }))
     }
 
     private func transcript(_ tid: String, for user: String) throws(APIError) -> HTTPResponse {
+        var detail = try readableDetail(tid, for: user)
+        detail.record = served(detail.record)
+        return ServedJSON.response(ServedJSON.detail(detail))
+    }
+
+    /// The transcript `tid` when `user` took part in its run; else 404 (the same answer as no such transcript).
+    private func readableDetail(_ tid: String, for user: String) throws(APIError) -> TranscriptDetail {
         let detail = try reading { () throws(TranscriptsError) -> TranscriptDetail? in
             // The transcript's own run decides, not its session id (which other users' runs may share).
             guard let detail = try store.detail(tid: tid), case .integer(let run)? = detail.record.metaData[StoreColumn.sessionRow],
@@ -112,9 +134,18 @@ public final class TranscriptsAPI: Sendable {
             }
             return detail
         }
-        guard var detail else { throw .notFound("no such transcript") }
-        detail.record = served(detail.record)
-        return try encoded(detail)
+        guard let detail else { throw .notFound("no such transcript") }
+        return detail
+    }
+
+    /// `GET /v1/transcripts/{tid}.srt|.vtt|.json`: the same access rule as the transcript itself.
+    private func download(_ tid: String, as format: TranscriptDownload, for user: String) throws(APIError) -> HTTPResponse {
+        let detail = try readableDetail(tid, for: user)
+        let body = format.render(detail, session: detail.record.mid)
+        let name = String(tid.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        return HTTPResponse(status: 200, headers: [("Content-Type", format.contentType), ("Cache-Control", "no-store"),
+                                                   ("Content-Disposition", "attachment; filename=\"\(name).\(format.fileExtension)\"")],
+                            body: .bytes(Array(body.utf8)))
     }
 
     private func calls(for user: String, query: QueryParameters) throws(APIError) -> HTTPResponse {
@@ -133,14 +164,17 @@ public final class TranscriptsAPI: Sendable {
             return (rows, transcribedOnly ? try store.transcripts(ofSessions: rows.map(\.key)) : [])
         }
         let calls = CallLogRecord.records(sessions: rows, transcripts: transcriptRows, transform: served)
-        let page = Page(sessionId: nil, page: position.pageNumber, limit: limit, nextCursor: rows.last.map { String($0.key) },
-                        transcripts: nil, calls: calls)
-        return try encoded(page)
+        return ServedJSON.response(ServedJSON.page(sessionId: nil, page: position.pageNumber, limit: limit,
+                                                   nextCursor: rows.last.map { String($0.key) }, calls: calls))
     }
 
     private func liveSessions(for user: String) -> HTTPResponse {
         let sessions = live.list(for: user).map { session -> JSONValue in
-            .object(["id": .string(session.id), "room": .string(session.room)])
+            var object: JSONObject = ["id": .string(session.id), "room": .string(session.room)]
+            if let controller = session.controller {
+                object["state"] = .object(controller.stateEvent(controller.session.currentState))
+            }
+            return .object(object)
         }
         return .json(["sessions": .array(sessions)])
     }
@@ -163,7 +197,12 @@ public final class TranscriptsAPI: Sendable {
     /// path on the server's disk).
     private func served(_ record: TranscriptRecord) -> TranscriptRecord {
         var record = record
-        let tid = record.tid.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? record.tid
+        // Most tids are letters, digits and `-._~`, which need no encoding (and the Foundation call is costly).
+        let plain = record.tid.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || "-._~".utf8.contains(byte)
+        }
+        let tid = plain ? record.tid
+            : record.tid.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? record.tid
         record.transcriptUrl = "\(publicURL)/v1/transcripts/\(tid)"
         if record.metaData[StoreColumn.transcriptURL] != nil {
             record.metaData[StoreColumn.transcriptURL] = .text(record.transcriptUrl)
@@ -178,37 +217,6 @@ public final class TranscriptsAPI: Sendable {
             throw .internalError("the store holds malformed data: \(detail)")
         } catch {
             throw .storeUnavailable(error.message)
-        }
-    }
-
-    private func encoded(_ value: some Encodable) throws(APIError) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { throw .internalError("cannot encode the answer") }
-        return .json(encoded: Array(data))
-    }
-
-    /// A page of transcripts or of calls.
-    private struct Page: Encodable {
-        var sessionId: String?
-        var page: Int?
-        var limit: Int
-        var nextCursor: String?
-        var transcripts: [TranscriptRecord]?
-        var calls: [CallLogRecord]?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(sessionId, forKey: .sessionId)
-            try container.encode(page, forKey: .page)
-            try container.encode(limit, forKey: .limit)
-            try container.encode(nextCursor, forKey: .nextCursor)
-            try container.encodeIfPresent(transcripts, forKey: .transcripts)
-            try container.encodeIfPresent(calls, forKey: .calls)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case sessionId, page, limit, nextCursor, transcripts, calls
         }
     }
 }

@@ -13,7 +13,8 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 /// An HTTP/1.1 server on libmicrohttpd: a pool of worker threads polling with epoll, every request handed to
 /// `handler` (which must be thread-safe), answers of bytes or server-sent events.
 ///
-/// - Requests with a body are answered after the body is read and dropped (the API has no uploads).
+/// - A request's body is kept up to `HTTPRequest.maximumBody` bytes (the control API's JSON); past that it is
+///   read and dropped and the request is marked `bodyTooLarge`.
 /// - libmicrohttpd refuses on its own what does not fit its per-connection memory (`memoryLimit`: a request
 ///   line plus headers of more than that is answered 431).
 /// - One client cannot hold the server (`limits`): past `maxConnectionsPerAddress` connections from one IP
@@ -22,7 +23,7 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 ///   one without traffic for `idleTimeoutSeconds` while it is answered is closed by libmicrohttpd. Neither
 ///   closes an event stream: its deadline ended with its request, and 0.9.75 does not time out a suspended
 ///   connection, which a stream is between writes (each resume counts as activity).
-/// - `shutdown()` stops accepting, lets requests in flight finish, closes every event stream (after what is
+/// - `shutdown()` answers new requests 503, lets requests in flight finish, closes every event stream (after what is
 ///   queued on it is sent), then stops the threads.
 ///
 /// `@unchecked Sendable`: `daemon` is set once in `init` and cleared once in `shutdown` (under `stopping`);
@@ -44,6 +45,8 @@ public final class HTTPDaemon: @unchecked Sendable {
         let handler: Handler
         let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
         let inFlight = Atomic<Int>(0)
+        /// Set by `shutdown()`: new requests are answered 503.
+        let refusing = Atomic<Bool>(false)
         let deadlines: RequestDeadlines
 
         init(handler: @escaping Handler, deadlines: RequestDeadlines) {
@@ -127,40 +130,64 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// Connections closed so far for not sending a whole request within `headerTimeoutSeconds`.
     public var requestTimeouts: Int { context.deadlines.closed }
 
-    /// Stops accepting connections, closes the event streams, waits up to `timeout` seconds for requests in
-    /// flight, and stops. Idempotent.
+    /// Answers every new request `503 Service Unavailable` (`Connection: close`), closes the event streams, waits
+    /// up to `timeout` seconds for requests in flight, and stops. Idempotent.
+    ///
+    /// Not `MHD_quiesce_daemon`: under epoll with a thread pool it takes the listening socket out of each worker's
+    /// epoll set from the calling thread while a busy worker may be doing the same, and the loser's `ENOENT`
+    /// aborts the process ("Fatal error in GNU libmicrohttpd daemon.c:5531: Failed to remove listen FD from
+    /// epoll set", 0.9.75; seen once as `audiograph run` with a `serve` block exiting on SIGABRT after Ctrl-C).
     public func shutdown(timeout: Double = 10) {
         let first = stopping.withLock { stopping in defer { stopping = true }; return !stopping }
         guard first, let daemon else { return }
         keepalive.cancel()
         deadlineSweeper.cancel()
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        context.refusing.store(true, ordering: .releasing)
         for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
         let deadline = DispatchTime.now() + timeout
         while context.inFlight.load(ordering: .acquiring) > 0 && DispatchTime.now() < deadline {
             usleep(2_000)  // polling a counter until a deadline: shutdown only, never on a request's path
         }
-        // libmicrohttpd must not be stopped with a suspended connection: make sure every stream is resumed.
-        for stream in context.streams.withLock({ Array($0.values) }) { stream.finish() }
+        // libmicrohttpd must not be stopped with a suspended connection. The streams closed above were resumed
+        // then, and a closed stream never suspends again; one that a request still in flight opened since is
+        // closed (so resumed, `MHD_resume_connection`) here, before it is marked finished.
+        for stream in context.streams.withLock({ Array($0.values) }) {
+            stream.close()
+            stream.finish()
+        }
         MHD_stop_daemon(daemon)
         self.daemon = nil
     }
 }
 
-/// Marks a request seen once (`*con_cls` for plain requests).
-nonisolated(unsafe) private let seenMarker = UnsafeMutableRawPointer(bitPattern: 1)!
+/// What one request keeps between libmicrohttpd's calls (`*con_cls`, retained): the body read so far, and the
+/// event stream its answer became. Touched only by the connection's worker thread.
+private final class RequestState: @unchecked Sendable {
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var stream: EventStream?
+}
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, requestState in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, requestState in
     guard let cls, let connection, let requestState else { return .NO }
     let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
-    if requestState.pointee == nil {
-        requestState.pointee = seenMarker
+    guard let stateRaw = requestState.pointee else {
+        if context.refusing.load(ordering: .acquiring) { return refuseWhileStopping(connection) }
+        requestState.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
         context.inFlight.add(1, ordering: .relaxed)
         return .YES
     }
+    let state = Unmanaged<RequestState>.fromOpaque(stateRaw).takeUnretainedValue()
     if let uploadSize, uploadSize.pointee > 0 {
-        uploadSize.pointee = 0  // the API takes no bodies: read and drop
+        // Kept up to `maximumBody`; past it the rest is read and dropped and the request answered 413.
+        let count = uploadSize.pointee
+        if !state.bodyTooLarge, let uploadData, state.body.count + count <= HTTPRequest.maximumBody {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
+        } else {
+            state.bodyTooLarge = true
+            state.body = []
+        }
+        uploadSize.pointee = 0
         return .YES
     }
     context.deadlines.requestRead(connection)
@@ -168,7 +195,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
                               path: url.map { String(cString: $0) } ?? "/",
                               query: connectionValues(connection, .GET_ARGUMENT_KIND).map { ($0.0, $0.1) },
                               headers: Dictionary(connectionValues(connection, .HEADER_KIND).map { ($0.0.lowercased(), $0.1) },
-                                                  uniquingKeysWith: { _, last in last }))
+                                                  uniquingKeysWith: { _, last in last }),
+                              body: state.body, bodyTooLarge: state.bodyTooLarge)
     let answer = context.handler(request)
     let response: OpaquePointer?
     switch answer.body {
@@ -180,9 +208,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     case .events(let stream):
         stream.attach(to: connection)
         context.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        state.stream = stream  // the completion callback unregisters it
         let retained = Unmanaged.passRetained(stream).toOpaque()
-        requestState.pointee = retained  // the completion callback unregisters it
-        response = MHD_create_response_from_callback(audiograph_mhd_size_unknown(), 4096, streamReader, retained, nil)
+        response = MHD_create_response_from_callback(audiograph_mhd_size_unknown(), 4096, streamReader, retained, streamReleased)
     }
     guard let response else { return .NO }
     defer { MHD_destroy_response(response) }
@@ -192,17 +220,32 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return MHD_queue_response(connection, UInt32(answer.status), response)
 }
 
+/// A request that arrived after `shutdown()` began: `503`, and the connection closed after it.
+private func refuseWhileStopping(_ connection: OpaquePointer) -> MHD_Result {
+    guard let response = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT) else { return .NO }
+    defer { MHD_destroy_response(response) }
+    _ = MHD_add_response_header(response, "Connection", "close")
+    _ = MHD_add_response_header(response, "Retry-After", "1")
+    return MHD_queue_response(connection, 503, response)
+}
+
+/// libmicrohttpd is done with a stream answer: the reader's reference goes.
+private let streamReleased: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<EventStream>.fromOpaque(cls).release()
+}
+
 private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     guard let cls, let buffer else { return audiograph_mhd_end_with_error() }
     return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
-    guard let cls, let requestState, let state = requestState.pointee else { return }
+    guard let cls, let requestState, let raw = requestState.pointee else { return }
     let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
     if let connection { context.deadlines.answerDone(connection) }
-    if state != seenMarker {
-        let stream = Unmanaged<EventStream>.fromOpaque(state).takeRetainedValue()
+    let state = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+    if let stream = state.stream {
         stream.finish()
         _ = context.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
     }

@@ -10,13 +10,22 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// Header fields by lower-cased name (the last one wins when a name repeats).
     public var headers: [String: String]
+    /// The body, up to `HTTPRequest.maximumBody` bytes.
+    public var body: [UInt8]
+    /// The client sent more than `maximumBody` bytes: `body` holds none of it (answered 413).
+    public var bodyTooLarge: Bool
+
+    /// The most body the server keeps of one request (the control API's JSON bodies are a few dozen bytes).
+    public static let maximumBody = 4096
 
     public init(method: String = "GET", path: String, query: [(name: String, value: String)] = [],
-                headers: [String: String] = [:]) {
+                headers: [String: String] = [:], body: [UInt8] = [], bodyTooLarge: Bool = false) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
     }
 
     /// The values of query item `name`.
@@ -69,8 +78,9 @@ public struct HTTPResponse: Sendable {
 
     /// `{"error":{"code":…,"message":…}}` with the error's status; a 401 says `WWW-Authenticate: Bearer`.
     public static func error(_ error: APIError) -> HTTPResponse {
-        var response = json(.object(["error": .object(["code": .string(error.code), "message": .string(error.message)])]),
-                            status: error.status)
+        var object: JSONObject = ["code": .string(error.code), "message": .string(error.message)]
+        for (key, value) in error.details.entries { object[key] = value }
+        var response = json(.object(["error": .object(object)]), status: error.status)
         if error.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer")) }
         return response
     }

@@ -1,5 +1,6 @@
 import AudioGraphCore
 import AudioGraphSessions
+import Foundation
 import Synchronization
 
 /// The sessions running in this process whose captions can be watched over `GET /v1/sessions/{id}/captions`.
@@ -15,11 +16,23 @@ public final class LiveSessions: Sendable {
 
     /// Registers a running session. Runs already live with the same id stay live (their participants keep
     /// watching them).
+    /// With a `controller`, its participants may steer it over the control API.
     @discardableResult
-    public func add(id: String, room: String, participants: [String]) -> LiveSession {
-        let session = LiveSession(id: id, room: room, participants: participants)
+    public func add(id: String, room: String, participants: [String], controller: LiveSessionController? = nil) -> LiveSession {
+        let session = LiveSession(id: id, room: room, participants: participants, controller: controller)
         sessions.withLock { $0.append(session) }
         return session
+    }
+
+    /// Registers a running `TranscriptionSession`: its captions and its state changes (`state` events) go to the
+    /// live session's viewers, and its participants may steer it over the control API as its settings allow.
+    @discardableResult
+    public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
+        let live = add(id: id, room: room, participants: participants, controller: LiveSessionController(session: session))
+        session.observeCaptions { caption in live.publish(caption) }
+        session.observeState { state in live.publishState(state) }
+        session.observeLevels { time, reading in live.publishLevel(time: time, level: reading.level) }
+        return live
     }
 
     /// Ends a session: its viewers get `end` and it leaves the list.
@@ -53,12 +66,14 @@ public final class LiveSessions: Sendable {
 
 /// One live session's caption feed: fans caption events out to its viewers' event streams.
 ///
-/// A viewer who joins late first gets what is on screen now: the events since the last `clear` (at most
-/// `replayLimit` of them, the newest).
+/// A viewer who joins late first gets the session's state (a `state` event, when it can be steered), then what
+/// is on screen now: the events since the last `clear` (at most `replayLimit` of them, the newest).
 public final class LiveSession: Sendable {
     public let id: String
     public let room: String
     public let participants: [String]
+    /// What steers it (nil: captions only, no control API).
+    public let controller: LiveSessionController?
 
     public static let replayLimit = 64
 
@@ -67,20 +82,30 @@ public final class LiveSession: Sendable {
         var nextEventID = 1
         var onScreen: [(id: Int, data: String)] = []
         var ended = false
+        /// The data of the newest `state` event.
+        var lastState: String?
+        /// The stream time of the last level event sent.
+        var lastLevelTime: Double?
     }
 
     private let state = Mutex(State())
 
-    init(id: String, room: String, participants: [String]) {
+    init(id: String, room: String, participants: [String], controller: LiveSessionController? = nil) {
         self.id = id
         self.room = room
         self.participants = participants
+        self.controller = controller
+        if let controller {
+            let data = JSONWriter.compact(.object(controller.stateEvent(controller.session.currentState)))
+            state.withLock { $0.lastState = data }
+        }
     }
 
     /// Adds a viewer: it gets what is on screen now, then every later event.
     public func subscribe(_ stream: EventStream) {
         let ended = state.withLock { state -> Bool in
             guard !state.ended else { return true }
+            if let data = state.lastState { stream.send(event: "state", data: data) }
             for event in state.onScreen { stream.send(event: "caption", id: event.id, data: event.data) }
             state.viewers.append(stream)
             return false
@@ -91,9 +116,12 @@ public final class LiveSession: Sendable {
         }
     }
 
-    /// Sends a caption to every viewer.
-    public func publish(_ caption: LiveCaption) {
-        let data = JSONWriter.compact(.object(Self.json(caption)))
+    /// Sends a caption to every viewer, stamped with when it was published (`published`: Unix time in seconds,
+    /// to the microsecond; `now` by default), so a viewer can tell how late it arrived.
+    public func publish(_ caption: LiveCaption, at published: Double = Date().timeIntervalSince1970) {
+        var object = Self.json(caption)
+        object["published"] = .number((published * 1_000_000).rounded() / 1_000_000)
+        let data = JSONWriter.compact(.object(object))
         state.withLock { state in
             guard !state.ended else { return }
             let id = state.nextEventID
@@ -103,6 +131,39 @@ public final class LiveSession: Sendable {
             if state.onScreen.count > Self.replayLimit { state.onScreen.removeFirst() }
             state.viewers.removeAll { $0.isClosed }
             for viewer in state.viewers { viewer.send(event: "caption", id: id, data: data) }
+        }
+    }
+
+    /// At most this many level events a second reach viewers (by stream time): a meter needs no more.
+    public static let levelsPerSecond = 10.0
+
+    /// Sends a level-meter reading (`event: level`, `{"time":…,"level":0…1}`) to every viewer, at most
+    /// `levelsPerSecond` a second of stream time; nothing is kept for later viewers.
+    public func publishLevel(time: Double, level: Double) {
+        state.withLock { state in
+            guard !state.ended else { return }
+            if let last = state.lastLevelTime, time - last < 1 / Self.levelsPerSecond, time >= last { return }
+            state.lastLevelTime = time
+            state.viewers.removeAll { $0.isClosed }
+            guard !state.viewers.isEmpty else { return }
+            let rounded = (level * 1000).rounded() / 1000
+            let data = JSONWriter.compact(.object(["time": .number((time * 1000).rounded() / 1000), "level": .number(rounded)]))
+            for viewer in state.viewers { viewer.send(event: "level", data: data) }
+        }
+    }
+
+    /// Sends the session's new state (`event: state`) to every viewer; a viewer who joins later gets the newest
+    /// first.
+    public func publishState(_ sessionState: TranscriptionSessionState) {
+        guard let controller else { return }
+        let data = JSONWriter.compact(.object(controller.stateEvent(sessionState)))
+        state.withLock { state in
+            guard !state.ended else { return }
+            let id = state.nextEventID
+            state.nextEventID += 1
+            state.lastState = data
+            state.viewers.removeAll { $0.isClosed }
+            for viewer in state.viewers { viewer.send(event: "state", id: id, data: data) }
         }
     }
 

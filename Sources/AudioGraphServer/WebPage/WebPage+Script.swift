@@ -8,6 +8,8 @@ extension WebPage {
     const TOKEN_KEY = 'audiograph.token';
     const PAGE_LIMIT = 10;
     const MAX_CAPTIONS = 200;
+    const NOT_A_PARTICIPANT = 'You are not a participant in any session; sessions list participants in '
+      + 'session.participants (default: the user who ran the pipeline).';
 
     const $ = (id) => document.getElementById(id);
 
@@ -66,13 +68,18 @@ extension WebPage {
       return new APIError(response.status, code, message);
     }
 
-    // GET path with the token. Answers the parsed JSON, or the Response itself when raw is set.
-    async function api(path, { signal, raw = false, accept = 'application/json' } = {}) {
+    // GET path (or POST body as JSON) with the token. Answers the parsed JSON, or the Response itself when raw
+    // is set.
+    async function api(path, { signal, raw = false, accept = 'application/json', body } = {}) {
       if (!state.token) throw new APIError(401, 'missing_token', 'log in first');
       let response;
+      const headers = { 'Authorization': 'Bearer ' + state.token, 'Accept': accept };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
       try {
         response = await fetch(path, {
-          headers: { 'Authorization': 'Bearer ' + state.token, 'Accept': accept },
+          method: body === undefined ? 'GET' : 'POST',
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
           cache: 'no-store',
           credentials: 'omit',
           signal,
@@ -120,6 +127,7 @@ extension WebPage {
       for (const key of Object.keys(state.requests)) state.requests[key] += 1;  // drop answers in flight
       for (const id of ['live-sessions', 'calls', 'transcripts', 'utterances']) resetList($(id));
       clearCaptions();
+      clearControls();
       $('captions').dataset.state = 'idle';
       delete $('captions').dataset.session;
       showView('login');
@@ -210,6 +218,87 @@ extension WebPage {
       state.segments.clear();
     }
 
+    // MARK: steering (only the controls the session shows exist on the page)
+
+    function controlButton(id, label, onClick) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.id = id;
+      button.textContent = label;
+      button.addEventListener('click', onClick);
+      return button;
+    }
+
+    function renderControls(session, id) {
+      const box = $('session-controls');
+      const controls = session.controls || {};
+      const items = [];
+      if (controls.transcription) {
+        items.push(controlButton('toggle-transcription', session.transcribing ? 'Stop Transcription' : 'Start Transcription',
+          () => steer(id, 'transcription', { action: session.transcribing ? 'stop' : 'start' })));
+      }
+      if (controls.captions) {
+        items.push(controlButton('toggle-captions', session.captions ? 'Hide Captions' : 'Show Captions',
+          () => steer(id, 'captions', { visible: !session.captions })));
+      }
+      const languages = Array.isArray(session.languages) ? session.languages : [];
+      if (controls.language && languages.length > 0) {
+        const label = document.createElement('label');
+        label.htmlFor = 'caption-language';
+        label.textContent = 'Caption language';
+        const picker = document.createElement('select');
+        picker.id = 'caption-language';
+        for (const code of languages) {
+          const option = document.createElement('option');
+          option.value = code;
+          option.textContent = code;
+          picker.append(option);
+        }
+        picker.value = session.captionLanguage;
+        picker.addEventListener('change', () => steer(id, 'language', { language: picker.value }));
+        items.push(label, picker);
+      }
+      box.replaceChildren(...items);
+      box.hidden = items.length === 0;
+      box.dataset.transcribing = String(Boolean(session.transcribing));
+      box.dataset.captions = String(Boolean(session.captions));
+      box.dataset.language = session.captionLanguage || '';
+    }
+
+    // The live level meter, for a pipeline with a level-meter (levels come at most 10 times a second).
+    function showLevel(reading) {
+      const meter = $('level-meter');
+      if (typeof reading.level !== 'number' || !isFinite(reading.level)) return;
+      meter.value = Math.max(0, Math.min(1, reading.level));
+      meter.dataset.time = String(reading.time);
+      meter.hidden = false;
+      $('level-label').hidden = false;
+    }
+
+    function clearLevel() {
+      $('level-meter').hidden = true;
+      $('level-label').hidden = true;
+      $('level-meter').value = 0;
+      delete $('level-meter').dataset.time;
+    }
+
+    function clearControls() {
+      clearLevel();
+      const box = $('session-controls');
+      box.replaceChildren();
+      box.hidden = true;
+      for (const key of ['transcribing', 'captions', 'language']) delete box.dataset[key];
+    }
+
+    // The answer and every viewer's buttons come from the state event the server pushes after the change.
+    async function steer(id, route, body) {
+      try {
+        await api('/v1/sessions/' + encodeURIComponent(id) + '/' + route, { body });
+      } catch (error) {
+        fail(error);
+      }
+    }
+
     // A partial replaces its segment's text in place (same element, same text node); a final fixes it.
     function applyCaption(caption) {
       const box = $('captions');
@@ -228,6 +317,12 @@ extension WebPage {
       if (!element) {
         element = document.createElement('p');
         element.dataset.segment = key;
+        const time = document.createElement('span');
+        time.className = 'time';
+        const words = document.createElement('span');
+        words.className = 'text';
+        words.append(document.createTextNode(''));
+        element.append(time, ' ', words);
         box.append(element);
         state.segments.set(key, element);
         while (box.children.length > MAX_CAPTIONS) {
@@ -239,12 +334,8 @@ extension WebPage {
       element.className = 'caption ' + caption.type;
       element.dataset.revision = revision === null ? '' : String(revision);
       const text = typeof caption.text === 'string' ? caption.text : '';
-      const node = element.firstChild;
-      if (node && node.nodeType === Node.TEXT_NODE && element.childNodes.length === 1) {
-        node.data = text;
-      } else {
-        element.textContent = text;
-      }
+      element.querySelector('.time').textContent = formatOffset(caption.start);
+      element.querySelector('.text').firstChild.data = text;
       box.scrollTop = box.scrollHeight;
     }
 
@@ -319,6 +410,7 @@ extension WebPage {
       state.stream = controller;
       const box = $('captions');
       clearCaptions();
+      clearControls();
       box.dataset.session = id;
       box.dataset.state = 'connecting';
       $('captions-title').textContent = 'Captions of ' + id;
@@ -334,9 +426,25 @@ extension WebPage {
             return;
           }
           applyCaption(caption);
+        } else if (event.type === 'level') {
+          try {
+            showLevel(JSON.parse(event.data));
+          } catch (error) {
+            setStatus('a level event that is not JSON: ' + describe(error), 'error');
+          }
+        } else if (event.type === 'state') {
+          try {
+            renderControls(JSON.parse(event.data), id);
+          } catch (error) {
+            setStatus('a state event that is not JSON: ' + describe(error), 'error');
+          }
         } else if (event.type === 'end') {
           box.dataset.state = 'ended';
+          clearControls();
           setStatus('The session ' + id + ' ended.');
+          // What it stored is in the stored list now; it is no longer live.
+          loadCalls(state.callsPage);
+          loadLive();
         }
       });
       try {
@@ -392,7 +500,11 @@ extension WebPage {
           if (call.mid === state.transcriptsSession) item.firstChild.classList.add('selected');
           return item;
         }));
-        if (calls.length === 0) list.append(emptyItem(page > 1 ? 'No more sessions.' : 'No stored sessions.'));
+        // Nothing stored and nothing live: the user takes part in nothing, and the page says why.
+        const nothingLive = $('live-sessions').dataset.count === '0';
+        if (calls.length === 0) {
+          list.append(emptyItem(page > 1 ? 'No more sessions.' : nothingLive ? NOT_A_PARTICIPANT : 'No stored sessions yet.'));
+        }
         list.dataset.page = String(page);
         list.dataset.count = String(calls.length);
         list.dataset.state = 'ready';
@@ -463,11 +575,41 @@ extension WebPage {
           return item;
         }));
         if (utterances.length === 0) list.append(emptyItem('No utterances.'));
+        renderDownloads(tid);
         list.dataset.transcript = tid;
         list.dataset.count = String(utterances.length);
         list.dataset.state = 'ready';
       } catch (error) {
         if (request === state.requests.utterances) list.dataset.state = 'error';
+        fail(error);
+      }
+    }
+
+    // Downloads go through fetch (the token stays in a header) and a blob URL the browser saves.
+    function renderDownloads(tid) {
+      const box = $('downloads');
+      box.replaceChildren(...[['srt', 'SRT'], ['vtt', 'WebVTT'], ['json', 'JSON']].map(([extension, label]) => {
+        const button = controlButton('download-' + extension, 'Download ' + label, () => download(tid, extension));
+        button.className = 'download';
+        button.dataset.format = extension;
+        return button;
+      }));
+      box.hidden = false;
+    }
+
+    async function download(tid, extension) {
+      try {
+        const response = await api('/v1/transcripts/' + encodeURIComponent(tid) + '.' + extension, { raw: true, accept: '*/*' });
+        const blob = await response.blob();
+        const link = document.createElement('a');
+        link.href = URL.createObjectURL(blob);
+        link.download = tid + '.' + extension;
+        document.body.append(link);
+        link.click();
+        link.remove();
+        setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+        setStatus('Downloaded ' + link.download + '.');
+      } catch (error) {
         fail(error);
       }
     }

@@ -60,6 +60,8 @@ extension WebPage {
     #transcripts:empty::before { content: "Pick a stored session."; }
     #utterances:empty::before { content: "Pick a transcript."; }
     .caption { margin: 4px 0; line-height: 1.4; }
+    .caption .time { color: var(--muted); font-variant-numeric: tabular-nums; font-size: 0.85em; font-style: normal; }
+    .controls { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
     .caption.partial { color: var(--muted); font-style: italic; }
     .caption.final { color: var(--ink); font-weight: 500; }
 

@@ -31,10 +31,18 @@ enum WebPage {
         #live-sessions             live sessions; children li > button.live-session[data-session=ID];
                                    data-state="loading" | "ready" | "error", data-count=N
         #refresh-live              reloads the live sessions
+        #session-controls          the watched session's controls, only those it shows (absent otherwise):
+                                   #toggle-transcription ("Start Transcription" / "Stop Transcription"),
+                                   #toggle-captions ("Show Captions" / "Hide Captions"), #caption-language (a select of
+                                   the engine's languages); data-transcribing, data-captions, data-language
+        #level-meter               the watched session's live level 0…1 (a meter; hidden until a level event);
+                                   data-time = the reading's stream time
+        #downloads                 the chosen transcript's downloads: button.download[data-format=srt|vtt|json]
         #captions                  captions of the watched session; data-session=ID,
                                    data-state="idle" | "connecting" | "streaming" | "ended" | "closed" | "error";
                                    one p.caption[data-segment=N][data-revision=R] per segment with class
-                                   "partial" or "final" (a partial replaces its segment's text in place)
+                                   "partial" or "final" (a partial replaces its segment's text in place),
+                                   holding span.time (its start, m:ss.s) and span.text
         #calls                     stored sessions, one page; li > button.call[data-session=ID];
                                    data-page=N, data-state, data-count
         #calls-prev, #calls-next, #calls-page        paging of #calls; #refresh-calls reloads the page shown
@@ -66,7 +74,8 @@ enum WebPage {
         <input id="token" type="password" autocomplete="off" spellcheck="false" required>
         <button id="login" type="submit">Log in</button>
       </form>
-      <p class="hint">Make a token with <code>audiograph tokens create --user NAME</code>.</p>
+      <p class="hint">Make a token with <code>audiograph tokens create --user NAME --store STORE</code>, where STORE is
+        the store this server serves (<code>serve --store STORE</code>, or the config's transcript store).</p>
     </section>
 
     <main id="app-view" hidden>
@@ -77,6 +86,9 @@ enum WebPage {
         </div>
         <ul id="live-sessions" class="choices" data-state="idle" data-count="0"></ul>
         <h3 id="captions-title">Captions</h3>
+        <div id="session-controls" class="controls" hidden></div>
+        <label id="level-label" for="level-meter" hidden>Level</label>
+        <meter id="level-meter" min="0" max="1" value="0" hidden></meter>
         <div id="captions" aria-live="polite" data-state="idle"></div>
       </section>
 
@@ -102,6 +114,7 @@ enum WebPage {
 
         <h3 id="utterances-title">Utterances</h3>
         <ol id="utterances" data-state="idle" data-count="0"></ol>
+        <div id="downloads" class="controls" hidden></div>
       </section>
     </main>
     </body>

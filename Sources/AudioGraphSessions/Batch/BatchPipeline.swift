@@ -107,7 +107,7 @@ public struct BatchPipeline: Sendable {
     public func checkPaths(of items: [WorkItem], registry: NodeRegistry) throws(GraphError) {
         var uses = PathUse.configInputs(of: spec)
         for item in items {
-            for node in spec(for: item).nodes {
+            for node in try InputTemplates.expand(spec(for: item), registry: registry).nodes {
                 guard let entry = registry.entry(for: node.type) else { continue }  // `validate` reports it
                 let path = JSONPath.root / "nodes" / node.id
                 let values = (try? ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)) ?? [:]

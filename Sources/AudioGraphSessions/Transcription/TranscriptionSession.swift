@@ -3,11 +3,12 @@ import Foundation
 import Synchronization
 
 /// Why a transcription-session call failed. Codes are stable.
-public enum TranscriptionSessionError: Error, Equatable, Sendable, CustomStringConvertible {
+/// As a `LocalizedError`, `localizedDescription` is `description`.
+public enum TranscriptionSessionError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The graph has no recognizer.
     case noTranscriber
-    /// The recognizer engine cannot do this language.
-    case unsupportedLanguage(code: String, engine: String, supported: [String])
+    /// The recognizer engine cannot do this language (with what would make it possible, when the engine knows).
+    case unsupportedLanguage(code: String, engine: String, supported: [String], hint: String? = nil)
     /// The graph has finished (or was never started): nothing to steer.
     case notRunning
 
@@ -22,10 +23,29 @@ public enum TranscriptionSessionError: Error, Equatable, Sendable, CustomStringC
     public var description: String {
         switch self {
         case .noTranscriber: return "the graph has no recognizer"
-        case .unsupportedLanguage(let code, let engine, let supported):
+        case .unsupportedLanguage(let code, let engine, let supported, let hint):
             return "recognizer engine \"\(engine)\" cannot do \(code); it has " + supported.joined(separator: ", ")
+                + (hint.map { "; " + $0 } ?? "")
         case .notRunning: return "the session is not running"
         }
+    }
+
+    public var errorDescription: String? { description }
+}
+
+/// A transcription session's switchable state.
+public struct TranscriptionSessionState: Sendable, Equatable {
+    public var transcribing: Bool
+    /// The captions switch ("Show Captions" / "Hide Captions").
+    public var captionsOn: Bool
+    public var captionLanguage: String
+    /// Captions are on screen only while transcription runs and captions are on.
+    public var captionsVisible: Bool { transcribing && captionsOn }
+
+    public init(transcribing: Bool, captionsOn: Bool, captionLanguage: String) {
+        self.transcribing = transcribing
+        self.captionsOn = captionsOn
+        self.captionLanguage = captionLanguage
     }
 }
 
@@ -47,14 +67,16 @@ public enum TranscriptionSessionError: Error, Equatable, Sendable, CustomStringC
 public final class TranscriptionSession: Sendable {
     public let settings: SessionSettings
     private let runtime: GraphRuntime
-    private let transcribers: [(engine: String, languages: [String])]
+    private let transcribers: [(engine: String, languages: [String], hint: String?)]
     private let state: Mutex<(transcribing: Bool, captionsOn: Bool, language: String)>
     private let captionObservers = Mutex<[@Sendable (LiveCaption) -> Void]>([])
+    private let stateObservers = Mutex<[@Sendable (TranscriptionSessionState) -> Void]>([])
+    private let levelObservers = Mutex<[@Sendable (_ time: Double, _ reading: LevelReading) -> Void]>([])
 
     /// Wraps a built graph; its `session` block gives the settings.
     public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
         settings = graph.session
-        transcribers = graph.instances(of: (any TranscriberRole).self).map { ($0.engineName, $0.supportedLanguages) }
+        transcribers = graph.instances(of: (any TranscriberRole).self).map { ($0.engineName, $0.supportedLanguages, $0.languageHint) }
         state = Mutex((settings.autoStartTranscription, settings.captions, settings.captionLanguage))
         var initial: [ControlCommand] = []
         if !settings.autoStartTranscription { initial.append(.stopTranscription) }
@@ -77,6 +99,32 @@ public final class TranscriptionSession: Sendable {
     /// Captions are on screen only while transcription runs and captions are on.
     public var captionsVisible: Bool { state.withLock { $0.transcribing && $0.captionsOn } }
     public var captionLanguage: String { state.withLock { $0.language } }
+
+    /// Which controls the settings show (`hideTranscriptionButton`, `hideClosedCaptionButton`).
+    public var controls: SessionControls { SessionControls(settings: settings) }
+
+    /// The caption languages every recognizer in the graph can do (what a language picker offers), in the
+    /// first recognizer's order; empty without a recognizer.
+    public var supportedCaptionLanguages: [String] {
+        guard let first = transcribers.first else { return [] }
+        return first.languages.filter { code in transcribers.allSatisfy { $0.languages.contains(code) } }
+    }
+
+    /// The state now, as one value.
+    public var currentState: TranscriptionSessionState {
+        state.withLock { TranscriptionSessionState(transcribing: $0.transcribing, captionsOn: $0.captionsOn, captionLanguage: $0.language) }
+    }
+
+    /// Calls `observer` with the new state after every successful start/stop/show/hide/language call, from the
+    /// calling task: keep it quick.
+    public func observeState(_ observer: @escaping @Sendable (TranscriptionSessionState) -> Void) {
+        stateObservers.withLock { $0.append(observer) }
+    }
+
+    private func notifyState() {
+        let now = currentState
+        for observer in stateObservers.withLock({ $0 }) { observer(now) }
+    }
 
     /// Runs the graph on the calling thread until its sources end or `cancel()`.
     public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
@@ -108,7 +156,17 @@ public final class TranscriptionSession: Sendable {
         captionObservers.withLock { $0.append(observer) }
     }
 
+    /// Calls `observer` with every level-meter reading (stream time, reading), on the graph's thread: keep it
+    /// quick. Levels flow whatever transcription does (the meter never pauses).
+    public func observeLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading) -> Void) {
+        levelObservers.withLock { $0.append(observer) }
+    }
+
     private func observeCaption(_ event: Event) {
+        if case .level(let reading) = event.payload {
+            for observer in levelObservers.withLock({ $0 }) { observer(event.time, reading) }
+            return
+        }
         guard case .transcript(let update) = event.payload, captionsVisible else { return }
         notify(.update(update))
     }
@@ -141,32 +199,39 @@ public final class TranscriptionSession: Sendable {
         guard canTranscribe else { throw .noTranscriber }
         try await deliver(.startTranscription)
         state.withLock { $0.transcribing = true }
+        notifyState()
     }
 
     public func stopTranscription() async throws(TranscriptionSessionError) {
         guard canTranscribe else { throw .noTranscriber }
         try await deliver(.stopTranscription)
         change { $0.transcribing = false }
+        notifyState()
     }
 
     public func showCaptions() async throws(TranscriptionSessionError) {
         try await deliver(.showCaptions)
         state.withLock { $0.captionsOn = true }
+        notifyState()
     }
 
     public func hideCaptions() async throws(TranscriptionSessionError) {
         try await deliver(.hideCaptions)
         change { $0.captionsOn = false }
+        notifyState()
     }
 
-    /// Changes the caption language, validated against every recognizer in the graph.
+    /// Changes the caption language, validated against every recognizer in the graph: a language the loaded model
+    /// cannot do is refused (the model is never swapped mid-session). Recognizers switch from their next
+    /// utterance on (the whisper engine decodes in the new language from then).
     public func setCaptionLanguage(_ code: String) async throws(TranscriptionSessionError) {
         guard canTranscribe else { throw .noTranscriber }
         if let unable = transcribers.first(where: { !$0.languages.contains(code) }) {
-            throw .unsupportedLanguage(code: code, engine: unable.engine, supported: unable.languages)
+            throw .unsupportedLanguage(code: code, engine: unable.engine, supported: unable.languages, hint: unable.hint)
         }
         try await deliver(.setLanguage(code))
         state.withLock { $0.language = code }
+        notifyState()
     }
 
     /// Sends a command into the graph and waits until every source has passed it on.

@@ -110,6 +110,11 @@ public actor VoiceCaptureSession {
             try? apply(.startFailed)
             throw error
         }
+        // A model that exists but cannot be read is a permission, not a missing model.
+        if let denied = ModelFileAccess.unreadable(in: configuration.recognizer) {
+            try? apply(.startFailed)
+            throw .speechRecognitionPermissionDenied(denied)
+        }
         do {
             try transcriber.validateRecognizer()
         } catch {
@@ -201,8 +206,9 @@ public actor VoiceCaptureSession {
     }
 
     /// Cancels recording or transcription. The temporary file is deleted; a pending `stopAndTranscribe()`
-    /// throws `cancelled`.
+    /// throws `cancelled`. On an idle session it does nothing (and does not throw), as in the SDK.
     public func cancel() async throws(VoiceCaptureError) {
+        guard machine.state != .idle else { return }
         try apply(.cancel)
         cancelRequested = true
         transcription?.cancel()

@@ -41,9 +41,9 @@ public struct VoiceCaptureStateMachine: Sendable, Equatable {
         case (.recording, .recordingFailed): state = .idle
         case (.transcribing, .transcriptionEnded): state = .idle
         case (.requestingPermissions, .cancel), (.recording, .cancel), (.transcribing, .cancel): state = .idle
+        case (.idle, .cancel): break  // nothing to cancel: a harmless no-op, as in the SDK
         case (_, .start): throw .invalidState(operation: "startRecording", state: state)
         case (_, .stop): throw .invalidState(operation: "stopAndTranscribe", state: state)
-        case (_, .cancel): throw .invalidState(operation: "cancel", state: state)
         case (_, .recordingStarted), (_, .startFailed), (_, .transcriptionEnded), (_, .recordingFailed):
             // Outcomes of work that a cancel already ended: nothing to do.
             break

@@ -1,6 +1,5 @@
 import AudioGraphCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -88,50 +87,5 @@ final class CaptionFile {
     static func lastError() -> String { String(cString: strerror(errno)) }
 }
 
-/// A thread-safe writer to a terminal stream (stdout or stderr) through `write(2)`, so live captions are not
-/// held in a buffer and lines from several threads never interleave within one write.
-public final class TerminalOutput: Sendable {
-    public let fileDescriptor: Int32
-    private let lock = Mutex<Void>(())
-
-    public init(fileDescriptor: Int32) {
-        self.fileDescriptor = fileDescriptor
-    }
-
-    public static let standardOutput = TerminalOutput(fileDescriptor: 1)
-    public static let standardError = TerminalOutput(fileDescriptor: 2)
-
-    /// Whether the stream is a terminal (else captions are written as plain lines).
-    public var isTerminal: Bool { isatty(fileDescriptor) == 1 }
-
-    /// The terminal's width in columns (80 when unknown).
-    public var columns: Int {
-        var size = winsize()
-        if ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(text), value > 0 { return value }
-        return 80
-    }
-
-    /// Writes all of `text`. Failures (a closed pipe) are ignored: captions on screen are not worth stopping a
-    /// recording for.
-    public func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        lock.withLock { _ in
-            var done = 0
-            while done < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    posixWrite(fileDescriptor, raw.baseAddress! + done, raw.count - done)
-                }
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                done += written
-            }
-        }
-    }
-}
-
-// File-scope wrappers: inside the types above, `close` and `write` name their own methods.
+// File-scope wrapper: inside `CaptionFile`, `close` names its own method.
 private func posixClose(_ descriptor: Int32) { _ = close(descriptor) }
-private func posixWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
-}

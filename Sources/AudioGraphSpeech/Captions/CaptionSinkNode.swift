@@ -8,8 +8,9 @@ import AudioGraphCore
 ///   comes, and the file is valid after every write: an SRT or WebVTT file holds whole cues, the JSON file
 ///   its closing `]}` (each utterance is written over it and the closing after it). The file is synced and
 ///   closed at end of stream, on SIGINT and when another node fails.
-/// - `live` hands results to a `LiveCaptionRenderer` on stdout or stderr: on a terminal the partial line is
-///   rewritten in place and finals scroll up; otherwise finals only, as plain lines. With
+/// - `live` hands results to a `LiveCaptionRenderer` on stdout or stderr (through `TerminalScreen.shared`,
+///   the process's one terminal writer): on a terminal the partial line is rewritten in place and finals
+///   scroll up; otherwise finals only, as plain lines. With
 ///   `audiograph run --events jsonl`, which prints events on stdout, set `"stream": "stderr"`.
 /// - Control: live captions show only while transcription runs and captions are on: `hideCaptions` and
 ///   `stopTranscription` clear the partial line at their place in the stream (results from before them are
@@ -22,7 +23,7 @@ import AudioGraphCore
 ///   document also records the session id.
 public final class CaptionSinkNode: AudioNode {
     public enum Format: String, CaseIterable, Sendable {
-        case live, srt, webvtt, json
+        case live, srt, webvtt, json, txt
 
         /// The usual file extension.
         public var fileExtension: String {
@@ -31,6 +32,7 @@ public final class CaptionSinkNode: AudioNode {
             case .srt: return "srt"
             case .webvtt: return "vtt"
             case .json: return "json"
+            case .txt: return "txt"
             }
         }
     }
@@ -44,9 +46,10 @@ public final class CaptionSinkNode: AudioNode {
         parameters: [
             ParameterSpec("format", .choice(Format.allCases.map(\.rawValue)), default: "live",
                           doc: "live: the terminal (stdout or stderr); srt, webvtt: subtitle files; json: the "
-                            + "transcript as one document (utterances with words, times, confidence, language, session id)."),
+                            + "transcript as one document (utterances with words, times, confidence, language, session id); "
+                            + "txt: each utterance's text on a line."),
             ParameterSpec("path", .path(.output),
-                          doc: "The file to write, for srt, webvtt and json (not live). Its folder is created if missing."),
+                          doc: "The file to write, for srt, webvtt, json and txt (not live). Its folder is created if missing."),
             ParameterSpec("maxLineLength", .integer(range: 20...80), default: 42,
                           doc: "Characters per caption line; lines break between words (a longer word sits alone on its line)."),
             ParameterSpec("maxLines", .integer(range: 1...3), default: 2, doc: "Lines per cue."),
@@ -91,7 +94,7 @@ public final class CaptionSinkNode: AudioNode {
                     .map { "set \"format\": \"\($0.rawValue)\" to write \(raw)" } ?? "set \"format\" to srt, webvtt or json to write a file"
                 throw configuration.error("live captions go to the terminal; remove path, or \(hint)", parameter: "path")
             }
-        case .srt, .webvtt, .json:
+        case .srt, .webvtt, .json, .txt:
             guard path != nil else {
                 throw configuration.error("format \(format.rawValue) writes a file: set \"path\" "
                     + "(for example \"out/captions.\(format.fileExtension)\")", parameter: "path")
@@ -118,13 +121,13 @@ public final class CaptionSinkNode: AudioNode {
             if let liveOverride {
                 renderer = LiveCaptionRenderer(style: liveOverride.style, write: liveOverride.write)
             } else {
-                let output = configuration.string("stream") == "stderr" ? TerminalOutput.standardError : .standardOutput
-                let style: LiveCaptionRenderer.Style = output.isTerminal ? .terminal(columns: output.columns) : .plain
-                renderer = LiveCaptionRenderer(style: style) { output.write($0) }
+                let stream: TerminalScreen.Stream = configuration.string("stream") == "stderr" ? .standardError : .standardOutput
+                renderer = LiveCaptionRenderer(screen: .shared, stream: stream)
             }
         case .srt: try open(SRTWriter())
         case .webvtt: try open(WebVTTWriter())
         case .json: try open(TranscriptJSONWriter(session: configuration.session.id, language: language))
+        case .txt: try open(PlainTextWriter())
         }
     }
 

@@ -12,7 +12,11 @@ import AudioGraphCore
 /// segment, lower or equal revision; an earlier segment; a segment already final) is ignored, and a second
 /// final for a segment is too. `hide()` clears the partial line and shows nothing until `show()`
 /// (`ControlCommand.hideCaptions` / `.showCaptions`); `clear()` clears the partial line
-/// (`.stopTranscription`). Everything is written through the `write` closure, one call per change.
+/// (`.stopTranscription`).
+///
+/// Output goes to a `TerminalScreen` (the partial is its caption line, so the CLI's messages and status line
+/// share the terminal with it cleanly), or, for tests, as raw bytes through a `write` closure (one call per
+/// change).
 ///
 /// Confinement: used from one thread at a time (the sink's).
 public final class LiveCaptionRenderer {
@@ -24,18 +28,31 @@ public final class LiveCaptionRenderer {
     }
 
     /// `\r` then "erase the whole line".
-    public static let clearLine = "\r\u{1B}[2K"
+    public static let clearLine = TerminalScreen.clearLine
+
+    /// Where the renderer draws.
+    private enum Target {
+        case bytes((String) -> Void)
+        case screen(TerminalScreen, TerminalScreen.Stream)
+    }
 
     public let style: Style
     public private(set) var isHidden = false
-    private let write: (String) -> Void
+    private let target: Target
     private var partial: (segment: Int, revision: Int, text: String)?
     private var partialOnScreen = false
     private var finalSegments = Set<Int>()
 
+    /// Writes raw bytes: `clearLine` + the partial on each revision, finals as lines.
     public init(style: Style, write: @escaping (String) -> Void) {
         self.style = style
-        self.write = write
+        target = .bytes(write)
+    }
+
+    /// Draws on `screen`: the partial as its caption line on `stream` (on a terminal), finals printed above.
+    public init(screen: TerminalScreen, stream: TerminalScreen.Stream) {
+        style = screen.isTerminal(stream) ? .terminal(columns: screen.columns(stream)) : .plain
+        target = .screen(screen, stream)
     }
 
     /// Shows a partial or commits a final result.
@@ -85,7 +102,10 @@ public final class LiveCaptionRenderer {
         if text.isEmpty {
             erasePartial()
         } else {
-            write(Self.clearLine + fitted(text))
+            switch target {
+            case .bytes(let write): write(Self.clearLine + fitted(text))
+            case .screen(let screen, let stream): screen.set(.caption, fitted(text), on: stream)
+            }
             partialOnScreen = true
         }
     }
@@ -98,21 +118,29 @@ public final class LiveCaptionRenderer {
             if partial == nil { erasePartial() }
             return
         }
-        var out = partialOnScreen ? Self.clearLine : ""
-        out += Self.finalLine(update) + "\n"
-        partialOnScreen = false
+        let line = Self.finalLine(update) + "\n"
+        let wasOnScreen = partialOnScreen
+        var next: String?
         if case .terminal = style, let partial, !partial.text.isEmpty {
             // A newer segment's partial was on screen: put it back under the committed line.
-            out += fitted(partial.text)
-            partialOnScreen = true
+            next = fitted(partial.text)
         }
-        write(out)
+        partialOnScreen = next != nil
+        switch target {
+        case .bytes(let write): write((wasOnScreen ? Self.clearLine : "") + line + (next ?? ""))
+        case .screen(let screen, let stream) where wasOnScreen || next != nil:
+            screen.print(line, to: stream, thenSet: .caption, next)
+        case .screen(let screen, let stream): screen.print(line, to: stream)
+        }
     }
 
     private func erasePartial() {
         guard partialOnScreen else { return }
         partialOnScreen = false
-        write(Self.clearLine)
+        switch target {
+        case .bytes(let write): write(Self.clearLine)
+        case .screen(let screen, let stream): screen.set(.caption, nil, on: stream)
+        }
     }
 
     /// The partial cut to the terminal's width, keeping its end (the newest words).

@@ -1,7 +1,9 @@
 import AudioGraphCore
 import Foundation
 
-/// `recognizer`: speech to text with a pluggable engine (`engine`, default `pocketsphinx`).
+/// `recognizer`: speech to text with a pluggable engine (`engine`, default `auto`: the first of
+/// `RecognizerEngines.autoPreference` that is available). Each engine declares its own parameters, which the
+/// config sets on the node beside the common ones (`RecognizerEngines.parameterGroups`).
 ///
 /// Utterances follow the VAD's `speechStarted` / `speechEnded` events when a VAD is upstream (audio from the
 /// VAD's reported start — which includes its pre-roll — is replayed from a short ring buffer); with no VAD
@@ -15,6 +17,14 @@ import Foundation
 /// that time would give `endUtterance(speechEndsAfter:)`, so an engine that re-decodes the utterance for its
 /// final can start before the VAD's hangover has passed. The final is the same, only sooner.
 ///
+/// Deferred finals: when the graph is not real time the node ends utterances with `endUtteranceDeferring`, so
+/// an engine may hold finals back and decode several utterances at once; `UtteranceTracker` pairs the results
+/// with their utterances in order. Held finals are flushed at finish, `flush`, `stopTranscription` and
+/// `setLanguage`.
+///
+/// Language: `setLanguage` applies from the next utterance on (an utterance under way keeps its language); an
+/// engine that is `LanguageSwitching` then decodes in the new language, and every result is tagged with it.
+///
 /// Control: `stopTranscription` ends the current utterance (its final is emitted) and ignores audio until
 /// `startTranscription`; `flush` ends the current utterance.
 public final class RecognizerNode: AudioNode {
@@ -23,8 +33,10 @@ public final class RecognizerNode: AudioNode {
         summary: "Speech recognition with a swappable engine (pocketsphinx built in); partial and final transcripts with word times.",
         category: .filter,
         parameters: [
-            ParameterSpec("engine", .string, default: "pocketsphinx",
-                          doc: "Recognizer engine; built in: pocketsphinx. Plugins and embedders register more."),
+            ParameterSpec("engine", .string, default: .string(RecognizerEngines.auto),
+                          doc: "Recognizer engine: auto (the first of " + RecognizerEngines.autoPreference.joined(separator: ", ")
+                              + " that is installed), or an engine's name; plugins and embedders register more. "
+                              + "Each engine takes parameters of its own beside these (below)."),
             ParameterSpec("language", .choice(SessionSettings.supportedLanguages),
                           doc: "Caption language code; defaults to the session's captionLanguage. The engine must support it."),
             ParameterSpec("partials", .choice(["auto", "on", "off"]), default: "auto",
@@ -36,32 +48,17 @@ public final class RecognizerNode: AudioNode {
                           doc: "With no VAD upstream: silence that ends an utterance."),
             ParameterSpec("maxUtteranceSeconds", .number(range: 1...600), default: 30,
                           doc: "An utterance longer than this is cut (a final is emitted) and a new one begins."),
-            ParameterSpec("hmm", .path(.inputFolder), doc: "pocketsphinx: acoustic model folder (default: Debian's en-US)."),
-            ParameterSpec("lm", .path(.input), doc: "pocketsphinx: language model (default: Debian's en-us.lm.bin)."),
-            ParameterSpec("dict", .path(.input), doc: "pocketsphinx: pronunciation dictionary (default: cmudict-en-us.dict)."),
-            ParameterSpec("keyphrase", .string, doc: "pocketsphinx: spot this phrase instead of full recognition."),
-            ParameterSpec("kwsThreshold", .number(range: 1e-50...1), doc: "pocketsphinx: keyphrase detection threshold."),
-            ParameterSpec("grammar", .path(.input), doc: "pocketsphinx: a JSGF grammar to recognize instead of the language model."),
-            ParameterSpec("modelLanguage", .choice(SessionSettings.supportedLanguages), default: "en-US",
-                          doc: "pocketsphinx: the language of the models given with hmm/lm/dict."),
-            ParameterSpec("finalPass", .choice(["utterance", "streaming"]), default: "utterance",
-                          doc: "pocketsphinx: utterance re-decodes each utterance whole for its final (pocketsphinx_batch's accuracy); "
-                              + "streaming keeps the live pass's result (less CPU, weaker first words)."),
-            ParameterSpec("maxActiveHMMs", .integer(range: 100...100_000), default: 4000,
-                          doc: "pocketsphinx: at most this many HMMs searched per frame in the whole-utterance final pass (its -maxhmmpf); "
-                              + "4000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words."),
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.transcript], forwardsInput: false)],
         acceptedFormats: FormatRequirement(sampleRates: [16000], channels: 1...1),
-        execution: .queued(capacity: 256))
-
-    /// Parameters that belong to the engine rather than the node.
-    static let engineParameters = ["hmm", "lm", "dict", "keyphrase", "kwsThreshold", "grammar", "modelLanguage", "finalPass",
-                                   "maxActiveHMMs"]
+        execution: .queued(capacity: 256),
+        parameterGroups: RecognizerEngines.parameterGroups)
 
     private let configuration: NodeConfiguration
     private let engine: RecognizerEngine
+    /// Why `auto` picked the engine (nil when the config named it).
+    private let autoReason: String?
     private var options: RecognizerOptions
     public let capabilities: RecognizerCapabilities
     private let partialInterval: Int
@@ -76,38 +73,28 @@ public final class RecognizerNode: AudioNode {
     private var endpointerFrame: [Float] = []
     private var active = true
     private var sampleRate = 16000
-
-    // The current utterance.
-    private var utteranceStart: Int64?
-    private var fedUpTo: Int64 = 0
-    private var framesSincePartial = 0
-    private var segment = 0
-    private var revision = 0
-    private var lastPartial = ""
     private var waitingForSound = false
     private var vadInSpeech = false
-    /// Stream position where transcription last started; audio before it is never fed.
-    private var activeFrom: Int64 = 0
-    /// The graph runs in real time: pass the VAD's pause hints to the engine.
+    /// The graph runs in real time: pass the VAD's pause hints to the engine, and take finals as they come.
     private var realtime = false
-    /// A pause hint's frame count not yet passed to the engine (waiting for its audio to be fed).
-    private var pendingFinalFrames: Int?
+    private var utterances: UtteranceTracker
+    /// A `setLanguage` that waits for the utterance under way to end.
+    private var pendingLanguage: String?
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
-        let name = configuration.string("engine") ?? "pocketsphinx"
-        guard let engine = RecognizerEngines.engine(named: name) else {
-            throw configuration.error("unknown recognizer engine \"\(name)\"" + Suggestions.hint(for: name, in: RecognizerEngines.names)
-                + "; engines: " + RecognizerEngines.names.joined(separator: ", "), parameter: "engine")
-        }
-        self.engine = engine
+        let name = configuration.string("engine") ?? RecognizerEngines.auto
+        guard let choice = RecognizerEngines.choose(name) else { throw RecognizerEngines.unknownEngine(name, in: configuration) }
+        engine = choice.engine
+        autoReason = choice.reason
+        // The builder validated them against the engine's specs (defaults in); paths are made absolute here.
         var engineParameters = JSONObject()
-        for key in Self.engineParameters {
-            guard let value = configuration.values[key] else { continue }
-            if case .path = Self.descriptor.parameter(named: key)?.kind, let path = configuration.path(key) {
-                engineParameters[key] = .string(path)
+        for spec in engine.parameters {
+            guard let value = configuration.values[spec.name] else { continue }
+            if case .path = spec.kind, let path = configuration.path(spec.name) {
+                engineParameters[spec.name] = .string(path)
             } else {
-                engineParameters[key] = value
+                engineParameters[spec.name] = value
             }
         }
         let language = configuration.string("language") ?? configuration.session.captionLanguage
@@ -116,7 +103,8 @@ public final class RecognizerNode: AudioNode {
         guard capabilities.languages.contains(language) else {
             let location = configuration.string("language") != nil ? configuration.jsonPath("language").description : "session.captionLanguage"
             throw GraphError(.invalidConfig, at: location,
-                             "recognizer engine \"\(name)\" cannot do \(language); it has " + capabilities.languages.joined(separator: ", "),
+                             "recognizer engine \"\(engine.name)\" cannot do \(language); it has " + capabilities.languages.joined(separator: ", ")
+                                 + (capabilities.languageHint.map { "; " + $0 } ?? ""),
                              node: configuration.id)
         }
         try engine.validate(options)
@@ -126,6 +114,8 @@ public final class RecognizerNode: AudioNode {
         silenceMs = configuration.int("silenceMs") ?? 1000
         maxUtteranceFrames = Int64((configuration.double("maxUtteranceSeconds") ?? 30) * Double(capabilities.sampleRate))
         endpointer = SilenceEndpointer(silenceFrames: max(1, silenceMs / 10))
+        utterances = UtteranceTracker(sampleRate: capabilities.sampleRate, partialInterval: partialInterval,
+                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames)
     }
 
     public var acceptedFormats: FormatRequirement {
@@ -146,6 +136,8 @@ public final class RecognizerNode: AudioNode {
         ring = AudioRing(capacity: sampleRate * 4)
         endpointerFrame.reserveCapacity(sampleRate / 100)
         followsVAD = context.inputKinds.contains(.speech)
+        utterances = UtteranceTracker(sampleRate: sampleRate, partialInterval: partialInterval,
+                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames)
         recognizer = try engine.make(options)
         // Without a VAD the first utterance starts with the stream, as a whole-file decode would.
         waitingForSound = false
@@ -157,7 +149,7 @@ public final class RecognizerNode: AudioNode {
             ring.append(samples, at: buffer.position)
             guard active else { return }
             if followsVAD {
-                if utteranceStart != nil { try feed(samples, at: buffer.position, context) }
+                if utterances.inUtterance { try feed(samples, at: buffer.position, context) }
             } else {
                 try processWithoutVAD(samples, at: buffer.position, context)
             }
@@ -166,7 +158,7 @@ public final class RecognizerNode: AudioNode {
 
     public func handle(_ event: Event, _ context: NodeContext) throws {
         context.forward(event)
-        guard followsVAD, recognizer != nil else { return }
+        guard followsVAD, let recognizer else { return }
         // Follow the VAD even while stopped, so a restart in mid-sentence picks the sentence up.
         if case .speechStarted = event.payload { vadInSpeech = true }
         if case .speechEnded = event.payload { vadInSpeech = false }
@@ -174,15 +166,13 @@ public final class RecognizerNode: AudioNode {
         let position = Int64((event.time * Double(sampleRate)).rounded())
         switch event.payload {
         case .speechStarted:
-            if utteranceStart != nil { try endUtterance(at: position, context) }
+            try endUtterance(at: position, context)
             try beginUtterance(at: position, context)
         case .speechEnded:
-            vadInSpeech = false
-            if utteranceStart != nil { try endUtterance(at: position, context, speechEnded: true) }
+            try endUtterance(at: position, context, speechEnded: true)
         case .custom(SpeechHints.speechPausing, _, _):
-            guard realtime, let start = utteranceStart else { break }
-            pendingFinalFrames = finalFrames(speechEndingAt: position, start: start)
-            prepareFinalIfFed()
+            guard realtime, let frames = utterances.pause(at: position) else { break }
+            recognizer.prepareFinal(speechEndsAfter: frames)
         default:
             break
         }
@@ -191,20 +181,22 @@ public final class RecognizerNode: AudioNode {
     public func handle(_ command: ControlCommand, _ context: NodeContext) throws {
         switch command {
         case .stopTranscription:
-            if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
+            try endAndFlush(context)
             active = false
         case .startTranscription where !active:
             active = true
             // Nothing from before the start is transcribed, not even as pre-roll.
-            activeFrom = ring.endPosition
+            utterances.activeFrom = ring.endPosition
             waitingForSound = false
-            if followsVAD && vadInSpeech { try beginUtterance(at: activeFrom, context) }
+            if followsVAD && vadInSpeech { try beginUtterance(at: utterances.activeFrom, context) }
         case .flush:
-            if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
+            try endAndFlush(context)
             waitingForSound = false
         case .setLanguage(let code) where capabilities.languages.contains(code):
-            // Later utterances are tagged with it (the session validated it against the engine).
-            options.language = code
+            // From the next utterance on (the session validated it against the engine): an utterance under way
+            // keeps its language, and so do held finals.
+            pendingLanguage = code
+            if !utterances.inUtterance { try applyPendingLanguage(context) }
         default:
             break
         }
@@ -212,7 +204,7 @@ public final class RecognizerNode: AudioNode {
     }
 
     public func finish(_ context: NodeContext) throws {
-        if utteranceStart != nil { try endUtterance(at: fedUpTo, context) }
+        try endAndFlush(context)
     }
 
     public func stop() {
@@ -222,7 +214,7 @@ public final class RecognizerNode: AudioNode {
     // MARK: - Utterances
 
     private func processWithoutVAD(_ samples: UnsafeBufferPointer<Float>, at position: Int64, _ context: NodeContext) throws {
-        if utteranceStart == nil && !waitingForSound {
+        if !utterances.inUtterance && !waitingForSound {
             // Without a VAD an utterance starts with the stream (or the restart), as a whole-file decode would.
             try beginUtterance(at: position, context)
         }
@@ -235,7 +227,7 @@ public final class RecognizerNode: AudioNode {
             let chunk = UnsafeBufferPointer(rebasing: samples[offset..<(offset + take)])
             let chunkPosition = position + Int64(offset)
             offset += take
-            if utteranceStart != nil { try feed(chunk, at: chunkPosition, context) }
+            if utterances.inUtterance { try feed(chunk, at: chunkPosition, context) }
             guard endpointerFrame.count == frameLength else { continue }
             let sum = endpointerFrame.reduce(0.0) { $0 + Double($1) * Double($1) }
             let rms = (sum / Double(frameLength)).squareRoot()
@@ -243,13 +235,13 @@ public final class RecognizerNode: AudioNode {
             let frameEnd = chunkPosition + Int64(take)
             switch endpointer.add(frameRmsDb: rms > 0 ? 20 * log10(rms) : -120) {
             case .soundStarted:
-                if utteranceStart == nil && waitingForSound {
+                if !utterances.inUtterance && waitingForSound {
                     waitingForSound = false
                     // Start a little before the sound so the first phone is whole.
                     try beginUtterance(at: max(0, frameEnd - Int64(frameLength) - Int64(sampleRate * 3 / 10)), context)
                 }
             case .longSilence:
-                if utteranceStart != nil {
+                if utterances.inUtterance {
                     try endUtterance(at: frameEnd, context)
                     waitingForSound = true
                 }
@@ -259,103 +251,93 @@ public final class RecognizerNode: AudioNode {
         }
     }
 
+    /// Switches to the language `setLanguage` asked for, between utterances: held finals are flushed first (they
+    /// are decoded and tagged in the language they were spoken in), then the engine decodes in the new one.
+    private func applyPendingLanguage(_ context: NodeContext) throws {
+        guard let code = pendingLanguage else { return }
+        pendingLanguage = nil
+        try emit(recognizer?.flushDeferredResults() ?? [], context)
+        try (recognizer as? any LanguageSwitching)?.switchLanguage(to: code)
+        options.language = code
+    }
+
     private func beginUtterance(at position: Int64, _ context: NodeContext) throws {
         guard let recognizer else { return }
+        try applyPendingLanguage(context)
         try recognizer.startUtterance()
-        let start = max(position, ring.startPosition, activeFrom)
-        utteranceStart = start
-        fedUpTo = start
-        framesSincePartial = 0
-        revision = 0
-        lastPartial = ""
-        pendingFinalFrames = nil
-        segment += 1
+        let start = utterances.begin(at: position, earliest: ring.startPosition)
         // Replay what the ring holds from the start on (the VAD's pre-roll and decision delay).
-        try ring.read(from: start) { samples in try feed(samples, at: fedUpTo, context, replay: true) }
+        var replayed = start
+        try ring.read(from: start) { samples in
+            try feed(samples, at: replayed, context, replay: true)
+            replayed += Int64(samples.count)
+        }
     }
 
     private func feed(_ samples: UnsafeBufferPointer<Float>, at position: Int64, _ context: NodeContext,
                       replay: Bool = false) throws {
-        guard let recognizer, let start = utteranceStart else { return }
+        guard let recognizer, utterances.inUtterance else { return }
         // Skip what was already fed (a replay overlaps the live buffer that triggered it).
-        let skip = Int(max(0, min(Int64(samples.count), fedUpTo - position)))
+        let skip = utterances.alreadyFed(samples.count, at: position)
         guard skip < samples.count else { return }
         let fresh = UnsafeBufferPointer(rebasing: samples[skip...])
         try recognizer.process(fresh)
-        fedUpTo = position + Int64(samples.count)
-        framesSincePartial += fresh.count
-        if pendingFinalFrames != nil { prepareFinalIfFed() }
-        if options.wantsPartials && framesSincePartial >= partialInterval {
-            framesSincePartial = 0
-            let text = recognizer.partialHypothesis()
-            if !text.isEmpty && text != lastPartial {
-                lastPartial = text
-                revision += 1
-                emit(TranscriptUpdate(segment: segment, revision: revision, isFinal: false, start: seconds(start),
-                                      end: seconds(fedUpTo), text: text, language: options.language), context)
-            }
+        let actions = utterances.fed(fresh.count, upTo: position + Int64(samples.count), replay: replay)
+        if let frames = actions.prepareFinal { recognizer.prepareFinal(speechEndsAfter: frames) }
+        if actions.takePartial, let update = utterances.partial(recognizer.partialHypothesis(), language: options.language) {
+            context.emit(.transcript(update), at: update.end)
         }
-        if fedUpTo - start >= maxUtteranceFrames && !replay {
+        if actions.cut, let fedUpTo = utterances.current?.fedUpTo {
             try endUtterance(at: fedUpTo, context)
             try beginUtterance(at: fedUpTo, context)
         }
     }
 
-    /// Audio kept after the VAD's end of speech for the final pass (pocketsphinx wants a little silence to close
-    /// the utterance).
-    static let speechEndTailSeconds = 0.2
-
-    /// The frames of an utterance from `start` that a speech end at `position` keeps for the final pass: up to
-    /// the end plus the tail. The same for a pause hint and the `speechEnded` at the same time.
-    private func finalFrames(speechEndingAt position: Int64, start: Int64) -> Int {
-        Int(position - start) + Int(Self.speechEndTailSeconds * Double(sampleRate))
-    }
-
-    /// Passes a pause hint to the engine once the audio it covers has been fed (a resampler between the VAD and
-    /// the node may deliver the hint before that audio).
-    private func prepareFinalIfFed() {
-        guard let frames = pendingFinalFrames, let recognizer, let start = utteranceStart else { return }
-        guard fedUpTo - start >= Int64(frames) else { return }
-        pendingFinalFrames = nil
-        recognizer.prepareFinal(speechEndsAfter: frames)
-    }
-
+    /// Ends the open utterance, if any. In real time the engine gives its final now; otherwise it may hold it
+    /// (`endUtteranceDeferring`) and give it with a later utterance's or at a flush.
     private func endUtterance(at position: Int64, _ context: NodeContext, speechEnded: Bool = false) throws {
-        guard let recognizer, let start = utteranceStart else { return }
-        utteranceStart = nil
-        pendingFinalFrames = nil
-        let result: RecognitionResult
-        if speechEnded {
-            let frames = finalFrames(speechEndingAt: position, start: start)
-            result = try recognizer.endUtterance(speechEndsAfter: frames)
+        guard let recognizer, utterances.inUtterance else { return }
+        let frames = utterances.end(at: position, speechEnded: speechEnded)
+        let results: [RecognitionResult]
+        if !realtime {
+            results = try recognizer.endUtteranceDeferring(speechEndsAfter: frames)
+        } else if let frames {
+            results = [try recognizer.endUtterance(speechEndsAfter: frames)]
         } else {
-            result = try recognizer.endUtterance()
+            results = [try recognizer.endUtterance()]
         }
-        guard !result.text.isEmpty || revision > 0 else {
-            segment -= 1  // nothing was said: the id is used by the next utterance
-            return
-        }
-        revision += 1
-        let offset = seconds(start)
-        let words = result.words.map {
-            RecognizedWord(word: $0.word, start: offset + $0.start, end: offset + $0.end, confidence: $0.confidence)
-        }
-        // The utterance ends where the VAD said speech ended (audio fed past it is its hangover), never before
-        // its last word.
-        let end = max(seconds(min(position, fedUpTo)), words.last?.end ?? offset)
-        emit(TranscriptUpdate(segment: segment, revision: revision, isFinal: true, start: offset,
-                              end: end, text: result.text,
-                              confidence: result.confidence, words: words, language: options.language), context)
+        try emit(results, context)
     }
 
-    private func emit(_ update: TranscriptUpdate, _ context: NodeContext) {
-        context.emit(.transcript(update), at: update.end)
+    /// Ends the open utterance at the audio fed so far and emits every final the engine still holds.
+    private func endAndFlush(_ context: NodeContext) throws {
+        if let fedUpTo = utterances.current?.fedUpTo { try endUtterance(at: fedUpTo, context) }
+        try emit(recognizer?.flushDeferredResults() ?? [], context)
     }
 
-    private func seconds(_ position: Int64) -> Double { Double(position) / Double(sampleRate) }
+    /// Pairs results with the utterances they end, in order, and emits their finals.
+    private func emit(_ results: [RecognitionResult], _ context: NodeContext) throws {
+        guard !results.isEmpty else { return }
+        let updates: [TranscriptUpdate]
+        do {
+            updates = try utterances.resolve(results, language: options.language)
+        } catch {
+            throw configuration.error("recognizer engine \"\(engine.name)\" returned a result (\"\(error.text)\") for no "
+                + "utterance", code: .nodeFailed)
+        }
+        for update in updates { context.emit(.transcript(update), at: update.end) }
+    }
+}
+
+extension RecognizerNode: NoteReporting {
+    /// Which engine `auto` picked, and why (`recognizer asr: engine pocketsphinx (auto: …)`).
+    public var buildNotes: [String] {
+        autoReason.map { ["recognizer \(configuration.id): engine \(engine.name) (\($0))"] } ?? []
+    }
 }
 
 extension RecognizerNode: TranscriberRole {
     public var engineName: String { engine.name }
     public var supportedLanguages: [String] { capabilities.languages }
+    public var languageHint: String? { capabilities.languageHint }
 }

@@ -52,8 +52,12 @@ enum SQLiteStoreReader {
         guard stat(path, &info) == 0, info.st_size > 0, (try? checkFile(path)) != nil,
               let database = try? SQLiteDatabase(readOnlyPath: path) else { return }
         defer { database.close() }
-        guard let version = try? database.userVersion, version == 0,
-              let tables = try? database.query("SELECT 1 FROM sqlite_master LIMIT 1"), !tables.isEmpty else { return }
+        // One statement, so one read transaction: read apart, a writer creating the store could commit between
+        // them (version 0 read before its commit, its tables after) and its new store would look foreign.
+        guard let row = try? database.query("""
+                  SELECT (SELECT user_version FROM pragma_user_version), EXISTS (SELECT 1 FROM sqlite_master)
+                  """).first, row.count == 2,
+              case .integer(0) = row[0], case .integer(1) = row[1] else { return }
         throw .noStore("\(path) is a SQLite database but not an audiograph transcript store (it has tables of its own; "
             + "left unchanged)")
     }
@@ -121,8 +125,16 @@ enum SQLiteStoreReader {
         let version: Int
         let hasSessions: Bool
         do throws(SQLiteError) {
-            version = try database.userVersion
-            hasSessions = try !database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").isEmpty
+            // One statement, one read transaction (see `refuseOtherDatabase`).
+            let row = try database.query("""
+                SELECT (SELECT user_version FROM pragma_user_version),
+                       EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions')
+                """).first ?? []
+            guard row.count == 2, case .integer(let stored) = row[0], case .integer(let exists) = row[1] else {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "\(path): cannot read its schema version")
+            }
+            version = Int(stored)
+            hasSessions = exists == 1
         } catch {
             throw SQLiteTranscriptStore.translate(error)
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every failure of the transcript store, of `TranscriptsRequest` / `CallLogsRequest` and of the remote client
 /// (`RemoteTranscriptsRequest` in AudioGraphClient): one enum with stable `code` strings (what scripts and the
 /// HTTP API match on), and text for people.
@@ -75,4 +77,9 @@ public enum TranscriptsError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     public var description: String { "\(code): \(message)" }
+}
+
+/// `localizedDescription` gives the message (with its code), not "The operation could not be completed".
+extension TranscriptsError: LocalizedError {
+    public var errorDescription: String? { description }
 }

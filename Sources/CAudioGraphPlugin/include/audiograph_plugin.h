@@ -25,9 +25,11 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change. A plugin built against another version is refused at load. */
+/* Bumped on any incompatible change. A plugin built against another version is refused at load.
+ * Version 2 (audiograph 0.x, issue 15): `ag_engine_type.parameters_json`, an engine's own parameters. A plugin
+ * built for version 1 is refused with a message saying so: rebuild it against this header. */
 #ifndef AG_PLUGIN_ABI_VERSION
-#define AG_PLUGIN_ABI_VERSION 1
+#define AG_PLUGIN_ABI_VERSION 2
 #endif
 
 /* The entry point's name, for dlsym. */
@@ -107,6 +109,11 @@ typedef struct ag_engine_type {
     /* {"text","confidence","words":[{"word","start","end","confidence"}]}; speech_frames < 0 when unknown. */
     char *(*end_utterance)(void *recognizer, int64_t speech_frames, ag_error *error);
     void (*destroy)(void *recognizer);
+    /* ABI 2: the engine's own parameters, set on the recognizer node beside its common ones, as a JSON array in
+     * the encoding of a node declaration's "parameters" ([{"name","kind","doc","required","default",...}]);
+     * NULL or "[]" for none. The host validates them (types, ranges, defaults, path checks) and passes only
+     * these, in options_json's "parameters"; any other parameter is refused before the engine is asked. */
+    const char *parameters_json;
 } ag_engine_type;
 
 typedef struct ag_plugin {

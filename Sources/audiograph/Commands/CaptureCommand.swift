@@ -55,7 +55,7 @@ struct CaptureCommand: Command {
                     for await level in session.levels() where showLevel {
                         let filled = Int(level.audioLevel * 30)
                         let bar = String(repeating: "|", count: filled) + String(repeating: " ", count: 30 - filled)
-                        Console.writeError("\r\u{1B}[2K[\(bar)] " + ProgressDisplay.clock(level.recordingDuration))
+                        Console.setStatus("[\(bar)] " + ProgressDisplay.clock(level.recordingDuration))
                     }
                 }
                 // Enter on stdin, or Ctrl-C, stops the recording.
@@ -70,7 +70,7 @@ struct CaptureCommand: Command {
                     }
                 }
                 meter.cancel()
-                if showLevel { Console.writeError("\r\u{1B}[2K") }
+                if showLevel { Console.setStatus(nil) }
                 printError("audiograph: transcribing…")
                 // A second Ctrl-C now cancels.
                 let cancelWatcher = Task.detached {
@@ -106,7 +106,8 @@ struct CaptureCommand: Command {
 
     static func code(for error: VoiceCaptureError) -> GraphError.Code {
         switch error {
-        case .microphoneUnavailable, .microphonePermissionDenied, .recognizerUnavailable: return .unavailable
+        case .microphoneUnavailable, .microphonePermissionDenied, .recognizerUnavailable, .speechRecognitionPermissionDenied:
+            return .unavailable
         case .emptyTranscript: return .invalidConfig
         case .recordingFailed: return .io
         case .cannotKeepRecording: return .cannotCreateOutput

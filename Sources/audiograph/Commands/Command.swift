@@ -14,8 +14,9 @@ enum CLI {
     static let version = AudioGraphVersion.current
 
     static var commands: [any Command.Type] { [
-        RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
+        TranscribeCommand.self, RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
         TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, PluginsCommand.self, BatchCommand.self, WorkerCommand.self,
+        ModelsCommand.self, CompletionCommand.self,
     ] }
 
     static var overview: String {
@@ -33,7 +34,7 @@ enum CLI {
             "",
             "OPTIONS:",
             "  --help      Show help (also: audiograph <command> --help)",
-            "  --version   Show the version",
+            "  --version   Show the version (also: -V, audiograph version)",
             "",
             "EXIT CODES: 0 ok, 64 usage, 65 bad config or data, 66 missing input, 69 unavailable,",
             "  70 a node failed, 73 cannot create output, 74 I/O error, 130 interrupted (outputs finalized).",
@@ -59,7 +60,7 @@ enum CLI {
             }
             return 0
         }
-        if first == "--version" {
+        if first == "--version" || first == "-V" || first == "version" {
             printOut("audiograph \(version)")
             return 0
         }

@@ -1,9 +1,10 @@
+import Foundation
 import AudioGraph
 
 struct ValidateCommand: Command {
     static let name = "validate"
     static let abstract = "Check a pipeline and print the resolved graph with its formats"
-    static let usage = "audiograph validate CONFIG [--set NODE.PARAM=VALUE]..."
+    static let usage = "audiograph validate CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--print-config] [--dot FILE]"
     static let help = """
         \(abstract).
 
@@ -11,16 +12,29 @@ struct ValidateCommand: Command {
 
         Prints every node with its formats and every link with what it carries; nodes the builder inserted
         (resamplers between different formats) are marked "auto-inserted". Exits 0 when the graph is valid,
-        else with the error's code (65 bad config, 66 missing input, ...).
+        else with the error's code (65 bad config, 66 missing input, ...). CONFIG and -e are as for `run`.
+
+        OPTIONS:
+          -e PIPELINE             The pipeline inline (gst-launch style) instead of CONFIG.
+          --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable.
+          --print-config          With -e: print the equivalent JSON config instead of the graph.
+          --dot FILE              Write the resolved graph as Graphviz dot to FILE.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--set"], flags: [])
-        let config = try args.requirePositionals(["config"])[0]
-        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry,
-                                  warn: { printError("audiograph: warning: \($0)") })
+        let args = try Arguments(arguments, valued: ["--set", "-e", "--dot"], flags: ["--print-config"])
+        if args.flag("--print-config"), args.value("-e") == nil {
+            throw GraphError(.usage, at: "--print-config", "prints the config an -e pipeline stands for; give -e 'PIPELINE'")
+        }
+        let source = try ConfigSource(args, registry: registry)
+        let graph = try source.graph(registry: registry)
+        if let dotPath = args.value("--dot") { try DotWriter.write(graph, to: dotPath) }
+        if let text = source.inlineConfig, args.flag("--print-config") {
+            Console.writeOut(text)
+            return 0
+        }
         printOut(graph.summary)
-        printOut("ok: \(config) is valid")
+        printOut("ok: \(source.name) is valid")
         return 0
     }
 }
@@ -30,20 +44,34 @@ struct NodesCommand: Command {
     static let abstract = "List the node types"
     static let usage = "audiograph nodes"
     static let help = """
-        \(abstract) that configs can use, with a one-line summary each.
+        \(abstract) that configs can use: each type, where it comes from (built-in, plugin, or app) and a
+        summary cut to the terminal's width (COLUMNS when stdout is not a terminal; else whole lines).
 
         USAGE: \(usage)
 
-        See `audiograph inspect TYPE` for a type's parameters.
+        See `audiograph inspect TYPE` for a type's parameters, and `audiograph plugins` for the plugins' paths.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
         _ = try Arguments(arguments, valued: [], flags: []).requirePositionals([])
         let width = (registry.typeNames.map(\.count).max() ?? 0) + 2
-        for descriptor in registry.descriptors {
-            printOut(descriptor.type.padding(toLength: width, withPad: " ", startingAt: 0) + descriptor.summary)
+        let originWidth = (NodeOriginKind.allCases.map(\.rawValue.count).max() ?? 0) + 2
+        let columns = isatty(1) == 1 ? TerminalScreen.shared.columns(.standardOutput)
+            : ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) }
+        for type in registry.typeNames {
+            guard let entry = registry.entry(for: type) else { continue }
+            let line = type.padding(toLength: width, withPad: " ", startingAt: 0)
+                + entry.originKind.rawValue.padding(toLength: originWidth, withPad: " ", startingAt: 0)
+                + entry.descriptor.summary
+            printOut(fitted(line, to: columns))
         }
         return 0
+    }
+
+    /// `line` cut to `columns` characters with an ellipsis (unchanged without a width).
+    static func fitted(_ line: String, to columns: Int?) -> String {
+        guard let columns, columns > 1, line.count > columns else { return line }
+        return String(line.prefix(columns - 1)) + "…"
     }
 }
 

@@ -6,13 +6,19 @@ import Synchronization
 struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
-    static let usage = "audiograph run CONFIG [--set NODE.PARAM=VALUE]... [--events jsonl] [--stats [json]] [--no-metrics] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
+    static let usage = "audiograph run CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--events jsonl] [--stats [json]] [--no-metrics] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
     static let help = """
         \(abstract).
 
         USAGE: \(usage)
 
+        CONFIG is a config file, or - (also /dev/stdin, a FIFO, <(…)) to read one from a stream (its relative
+        paths are then from the working folder). -e PIPELINE gives the pipeline inline, gst-launch style:
+          audiograph run -e 'file-source path=in.wav ! resampler sampleRate=16000 ! wav-sink path=out.wav'
+        (`!` links, TYPE key=value, name=ID names a node, ID. branches from it; see docs/config.md).
+
         OPTIONS:
+          -e PIPELINE             The pipeline inline instead of CONFIG.
           --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable. VALUE is read as
                                   JSON when it parses (8000, true), else as a string.
           --events jsonl          Print every event to stdout as one JSON object per line (with a "latency"
@@ -31,21 +37,26 @@ struct RunCommand: Command {
           --quiet                 No progress bar, notes or summary on stderr.
           --verbose               Let libraries print their own logs.
 
-        On a terminal, stderr shows a progress bar for file sources and the latest level, and keys steer the
-        session: t toggles transcription, c toggles captions, q stops. Transcription and captions start as the
-        config's session block says (autoStartTranscription, captions; both false by default).
+        On a terminal, stderr's bottom row shows a progress bar for file sources and the latest level (under
+        the partial caption of a live caption-sink; messages print above both), and keys steer the session: t toggles transcription, c toggles captions, q stops. t and c are live only when the config
+        shows those controls (session.hideTranscriptionButton, session.hideClosedCaptionButton: both true by
+        default, as in the calls SDK); a line at the start says which keys are live. --control is not limited by
+        them. Transcription and captions start as the config's session block says (autoStartTranscription,
+        captions; both false by default); when that leaves a recognizer, caption sink or store with nothing to
+        do, one warning before audio flows names them and the fix (--set session.autoStartTranscription=true, t,
+        or --control), and an SRT/WebVTT file left without a cue gets a note at the end saying why.
         Ctrl-C stops the sources, finalizes every output and exits 130.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot", "--control"],
+        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot", "--control", "-e"],
                                  flags: ["--quiet", "--verbose", "--no-metrics"],
                                  optionallyValued: ["--stats": ["json", "table"]])
         let stats = args.optionalValue("--stats")
         if stats != nil && args.flag("--no-metrics") {
             throw GraphError(.usage, at: "--stats", "needs metrics; drop --no-metrics")
         }
-        let config = try args.requirePositionals(["config"])[0]
+        let source = try ConfigSource(args, registry: registry)
         let eventsFormat = args.value("--events")
         if let eventsFormat, eventsFormat != "jsonl" {
             throw GraphError(.usage, at: "--events", "unknown format \"\(eventsFormat)\"; the format is jsonl")
@@ -53,8 +64,7 @@ struct RunCommand: Command {
         let quiet = args.flag("--quiet")
         let jsonl = eventsFormat == "jsonl"
 
-        let graph = try loadGraph(configPath: config, overrides: args.values("--set"), registry: registry,
-                                  warn: { printError("audiograph: warning: \($0)") })
+        let graph = try source.graph(registry: registry)
         if let dotPath = args.value("--dot") {
             try DotWriter.write(graph, to: dotPath)
         }
@@ -68,40 +78,40 @@ struct RunCommand: Command {
         // After the handler: a SIGINT right after "serving" must not be lost.
         let server = try serve(graph, session)
         defer { server?.shutdown() }
-        // Live captions own the bottom line of the terminal; the status line would overwrite them.
-        let sharesTerminal = graph.instances(of: (any TerminalWriter).self).contains { $0.writesToTerminal }
-        let display = ProgressDisplay(progress: { session.progress() },
-                                      enabled: !quiet && Console.stderrIsTerminal && !sharesTerminal)
+        // The status line sits on its own row under live captions (`TerminalScreen`); messages go above both.
+        let display = ProgressDisplay(progress: { session.progress() }, enabled: !quiet && Console.stderrIsTerminal)
         defer { _ = interrupts }
+        let transcribed = Atomic<Bool>(session.isTranscribing)
         let control = SessionControl(session: session) { object in
+            if object["transcribing"] == .bool(true) { transcribed.store(true, ordering: .relaxed) }
             if jsonl {
                 printOut(JSONWriter.compact(.object(object)))
             } else if !quiet || object["type"]?.stringValue == "error" {
-                display.clear()
                 let what = object["message"]?.stringValue
                     ?? "\(object["command"]?.stringValue ?? ""): transcription \(object["transcribing"] == .bool(true) ? "on" : "off"), "
                     + "captions \(object["captions"] == .bool(true) ? "on" : "off")"
                 printError("audiograph: session: \(what)")
             }
         }
-        if session.canTranscribe && !session.isTranscribing && !quiet {
-            printError("audiograph: note: transcription is off (session.autoStartTranscription is false); "
-                + (isatty(0) == 1 ? "press t to start it" : "send {\"command\":\"startTranscription\"} with --control"))
-        }
+        let keysLive = args.value("--control") == nil && isatty(0) == 1
+        // Before audio flows: a recognizer, caption sink or store that would produce nothing says so, once.
+        if let silent = SilentOutputWarning.check(graph) { printError("audiograph: warning: \(silent)") }
+        if keysLive && !quiet { printError("audiograph: \(session.controls.terminalKeyHelp)") }
         if let controlPath = args.value("--control") { control.follow(path: controlPath) }
         let restoreTerminal = args.value("--control") == nil ? control.followKeys() : nil
         defer { restoreTerminal?() }
 
         display.start()
+        let heard = Atomic<Bool>(false)
         let summary: RunSummary
         do {
             summary = try session.run(
                 onEvent: { event in
                     if jsonl { printOut(JSONWriter.compact(.object(event.json))) }
+                    if case .transcript = event.payload { heard.store(true, ordering: .relaxed) }
                     display.observe(event)
                 },
                 onWarning: { message in
-                    display.clear()
                     printError("audiograph: warning: \(message)")
                 })
         } catch {
@@ -117,9 +127,15 @@ struct RunCommand: Command {
         if !quiet {
             let audio = summary.sources.map(\.seconds).max() ?? 0
             let speed = summary.wallSeconds > 0 ? audio / summary.wallSeconds : 0
-            printError(String(format: "audiograph: %@ %.1f s of audio in %.2f s (%.0fx real time)",
+            printError(String(format: "audiograph: %@ %.1f s of audio in %.2f s (%@ real time)",
                               summary.interrupted && !control.stopRequested ? "interrupted after" : "done:", audio,
-                              summary.wallSeconds, speed))
+                              summary.wallSeconds, RealTimeFactor.format(speed)))
+        }
+        for path in quiet ? [] : EmptyCaptionFiles.find(in: graph) {
+            printError("audiograph: note: \(path) has no cue: " + (heard.load(ordering: .relaxed)
+                ? "the recognizer's results held no words"
+                : transcribed.load(ordering: .relaxed) || session.isTranscribing ? "the recognizer heard no speech"
+                : "transcription was off for the whole run (see the warning at the start)"))
         }
         switch stats {
         case "json"?: printOut(JSONWriter.compact(.object(summary.statistics.json)))
@@ -167,7 +183,7 @@ final class InterruptHandler: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 if count.add(1, ordering: .relaxed).newValue == 1 {
-                    printError("\naudiograph: stopping: \(what) (press Ctrl-C again to quit at once)")
+                    printError(Console.interruptBreak + "audiograph: stopping: \(what) (press Ctrl-C again to quit at once)")
                     onInterrupt()
                 } else {
                     exit(130)

@@ -39,9 +39,9 @@ struct ServeCommand: Command {
         Prints "audiograph: serving http://HOST:PORT" on stderr once it accepts connections. SIGINT or SIGTERM
         stops the --run pipelines as Ctrl-C stops `audiograph run`: their sources stop and every output is
         drained and finalized (recordings playable, the last utterance's final written, the stored session's
-        end time set). Then caption streams get `end`, the server stops accepting, lets requests in flight
-        finish, and exits 0: stopping a server is its normal end, so 0 rather than run's 130. A second signal
-        quits at once with 130 (outputs may then be unfinished).
+        end time set). Then caption streams get `end`, the server answers new requests 503, lets requests
+        in flight finish, and exits 0: stopping a server is its normal end, so 0 rather than run's 130. A
+        second signal quits at once with 130 (outputs may then be unfinished).
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data (or a bad --run config), 66 no store,
         69 cannot listen on the address, 74 the store cannot be read. The store is opened read-only.

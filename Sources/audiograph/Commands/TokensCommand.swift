@@ -42,6 +42,10 @@ struct TokensCommand: Command {
             let made: (token: String, id: String)
             do { made = try AccessTokens(store: store).create(user: user) } catch { throw Self.error(error, args) }
             printError("audiograph: token \(made.id) for \(user); it is shown once, keep it secret")
+            printError("audiograph: " + TokenAdvice.usage(store: StoreOptions.describe(args)))
+            if let warning = TokenAdvice.participationWarning(user: user, store: store) {
+                printError("audiograph: warning: " + warning)
+            }
             printOut("token for \(user): \(made.token)")
         case "list":
             try StoreOptions.reject(["--user"], in: args)

@@ -1,6 +1,5 @@
 import AudioGraph
 import Foundation
-import Synchronization
 
 struct WorkerCommand: Command {
     static let name = "worker"
@@ -67,10 +66,10 @@ struct WorkerCommand: Command {
                                                  firstPath: "input.wav", control: control)
             resolve = { _ in runner }
         } else {
-            let runners = QueuedPipelines()
-            resolve = { item throws(GraphError) in
-                try runners.runner(for: item, args: args, store: store, registry: registry, control: control)
-            }
+            resolve = QueuedPipelines(overrides: args.values("--set"), store: store) { pipeline, item throws(GraphError) in
+                try BatchOptions.runner(pipeline: pipeline, args: args, store: store, registry: registry,
+                                        firstPath: item.path, control: control)
+            }.resolver
         }
         let queue = try BatchStore.open(store, create: false)
         defer { queue.close() }
@@ -80,29 +79,5 @@ struct WorkerCommand: Command {
         defer { metrics?.shutdown() }
         return try BatchWork.run(queue: queue, store: store, control: control, resolve: resolve, options: options,
                                  total: nil, args: args, exitZeroOnTerm: true, metrics: metrics)
-    }
-}
-
-/// The runners of the pipelines queue items carry, each loaded and checked once (by its text and folder).
-final class QueuedPipelines: Sendable {
-    private let runners = Mutex<[String: BatchRunner]>([:])
-
-    func runner(for item: WorkItem, args: Arguments, store: String, registry: NodeRegistry,
-                control: BatchControl) throws(GraphError) -> BatchRunner {
-        guard let text = item.pipeline, let base = item.pipelineBase else {
-            throw GraphError(.usage, at: "--pipeline", "queue item \"\(item.key)\" (\(item.path)) was enqueued without its "
-                + "pipeline (by an older audiograph); give the worker the pipeline: --pipeline CONFIG")
-        }
-        let key = base + "\u{0}" + text
-        return try runners.withLock { runners throws(GraphError) -> BatchRunner in
-            if let runner = runners[key] { return runner }
-            let pipeline = try BatchPipeline(text: text, baseDirectory: base,
-                                             name: "the queued pipeline of \"\(item.key)\" (from \(base))",
-                                             overrides: args.values("--set"), store: store)
-            let runner = try BatchOptions.runner(pipeline: pipeline, args: args, store: store, registry: registry,
-                                                 firstPath: item.path, control: control)
-            runners[key] = runner
-            return runner
-        }
     }
 }

@@ -171,7 +171,7 @@ struct BatchCommandTests {
         try dir.write("cfg/p.json", """
             {"version": 1,
              "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"},
-                       "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "t.sqlite"},
+                       "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "store": {"type": "transcript-store", "path": "t.sqlite"},
                        "copy": {"type": "wav-sink", "path": "copy.wav"}},
              "links": ["src -> vad -> asr -> store", "src -> copy"]}
             """)
@@ -289,12 +289,23 @@ enum BatchFixtures {
         return names
     }
 
+    /// `long.wav`: 32 s of the call (a `makeCalls` file repeated), for a worker that reads in real time and must
+    /// still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a 4 s
+    /// file was sometimes done by then).
+    static func makeLongCall(in dir: TempDirectory) async throws -> String {
+        let names = try await makeCalls(1, in: dir)
+        let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                        ["sox", names[0], "long.wav", "repeat", "7"], in: dir)
+        guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
+        return "long.wav"
+    }
+
     /// `p.json`: file-source → vad → recognizer → transcript-store at `store`.
     static func writePipeline(in dir: TempDirectory, store: String = "t.sqlite") throws {
         try dir.write("p.json", """
             {"version": 1,
              "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"},
-                       "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "\(store)"}},
+                       "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "store": {"type": "transcript-store", "path": "\(store)"}},
              "links": ["src -> vad -> asr -> store"]}
             """)
     }
@@ -333,7 +344,8 @@ enum BatchFixtures {
                               _ condition: ([String: Any]) -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
-            let result = try await Harness.audiograph(["batch", "status", "--store", store, "--json"], in: dir)
+            // A status read takes well under a second; 30 s is a hang (its stacks go into the failure).
+            let result = try await Harness.audiograph(["batch", "status", "--store", store, "--json"], in: dir, limit: 30)
             if result.status == 0, let status = try? json(result.stdout), condition(status) { return true }
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -342,24 +354,24 @@ enum BatchFixtures {
 
     /// The killed-worker scenario against `store` (a SQLite path or a PostgreSQL URL).
     static func killedWorker(store: String, in dir: TempDirectory) async throws {
-        let names = try await makeCalls(1, in: dir)
+        let name = try await makeLongCall(in: dir)
         let session = "killed-\(UUID().uuidString.prefix(8))"
-        try dir.write("m.jsonl", "{\"path\": \"\(names[0])\", \"session\": \"\(session)\"}\n")
+        try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"\(session)\"}\n")
         try writePipeline(in: dir)
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store,
                                                      "--enqueue-only"], in: dir)
         #expect(enqueued.status == 0, "\(enqueued)")
-        // The first worker reads the 4-second file in real time and is killed part way.
+        // The first worker reads the 32-second file in real time and is killed part way.
         let first = try Background(["worker", "--store", store, "--pipeline", "p.json", "--set", "src.realtime=true",
                                     "--lease-seconds", "2", "--jobs", "1"], in: dir)
         #expect(try await waitForStatus(in: dir, store: store) { $0["running"] as? Int == 1 }, "\(first.report())")
         // Mid-file: its transcript-store node has written the session row (the run started). Killed at once, not
-        // after a fixed wait, which a slow machine could let the 4 s file outlast.
+        // after a fixed wait.
         let location = store.contains("://") ? store : dir.path(store)
         let midFile = try await Harness.waitUntil { (try? storeCounts(location))?[session]?.sessions == 1 }
         #expect(midFile, "the worker never wrote the session row: \(first.report())")
         first.signal(SIGKILL)
-        _ = try await first.exit()
+        #expect(try await first.exit().signalled, "the first worker ended before it was killed: \(first.report())")
         // Its claim holds until the lease (2 s after its last heartbeat) expires: the second worker waits for work
         // (--wait) until then, runs the file again, and is stopped with SIGTERM once the queue says done.
         let second = try Background(["worker", "--store", store, "--pipeline", "p.json", "--lease-seconds", "2", "--wait"],

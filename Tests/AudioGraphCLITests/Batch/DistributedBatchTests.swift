@@ -254,7 +254,7 @@ enum DistributedFixtures {
         try dir.write("p.json", """
             {"version": 1\(session),
              "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"},
-                       "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "path": "t.sqlite"}},
+                       "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "store": {"type": "transcript-store", "path": "t.sqlite"}},
              "links": ["src -> vad -> asr -> store"]}
             """)
     }

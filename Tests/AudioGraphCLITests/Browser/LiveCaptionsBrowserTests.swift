@@ -239,10 +239,15 @@ final class LiveRun: Sendable {
     private let stderrPipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
 
-    init(config: String, in directory: TempDirectory) throws {
+    convenience init(config: String, in directory: TempDirectory) throws {
+        try self.init(arguments: ["run", config], in: directory)
+    }
+
+    /// `audiograph ARGUMENTS` (e.g. `serve … --run CONFIG`), which must print the serving line.
+    init(arguments: [String], in directory: TempDirectory) throws {
         let process = Process()
         process.executableURL = try Harness.binary()
-        process.arguments = ["run", config]
+        process.arguments = arguments
         process.currentDirectoryURL = directory.url
         process.standardInput = FileHandle.nullDevice
         let outURL = directory.url.appendingPathComponent("run.stdout")

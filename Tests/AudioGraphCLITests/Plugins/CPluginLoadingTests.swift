@@ -48,7 +48,7 @@ import Testing
         let directory = try await Self.folder(plugins: ["abi99.so"])
         let library = try await CTestPlugin.build(.abi(99), named: "abi99.so", in: directory)
         try await Self.expectRefused(library, in: directory, exit: 69,
-                                     reason: "built for plugin ABI 99, but this audiograph loads ABI 1: rebuild the plugin")
+                                     reason: "built for plugin ABI 99, but this audiograph loads ABI 2: rebuild the plugin")
     }
 
     @Test func libraryWithoutEntryPointIsRefused() async throws {
@@ -205,7 +205,7 @@ import Testing
         let listed = try await PluginTests.audiograph(["plugins"], in: directory, pluginPath: plugins)
         #expect(listed.status == 69, "\(listed)")
         #expect(listed.stdoutLines.first == "refused  \(bad)  (AUDIOGRAPH_PLUGIN_PATH)", "\(listed)")
-        #expect(listed.stdout.contains("built for plugin ABI 99, but this audiograph loads ABI 1"), "\(listed)")
+        #expect(listed.stdout.contains("built for plugin ABI 99, but this audiograph loads ABI 2"), "\(listed)")
         #expect(listed.stdout.contains("loaded   \(good)  (AUDIOGRAPH_PLUGIN_PATH)"), "\(listed)")
 
         // Its node types are there for every command.

@@ -190,7 +190,8 @@ struct KeywordSpotterPluginTests {
         let directory = try Self.folder(asr: #""engine": "keyword-spotter""#)
         let missing = try await PluginTests.audiograph(["validate", "config.json"], in: directory)
         expectError(missing, exit: 65, at: "nodes.asr.keyphrase")
-        #expect(missing.stderr.contains("needs \"keyphrase\""), "\(missing)")
+        // The plugin declares keyphrase as required across the ABI (version 2): the node checks it.
+        #expect(missing.stderr.contains("missing required parameter of recognizer (keyword-spotter)"), "\(missing)")
 
         let unknownWord = try await PluginTests.audiograph(["validate", "config.json", "--set", "asr.keyphrase=go frobnicate"],
                                                            in: directory)
@@ -201,6 +202,8 @@ struct KeywordSpotterPluginTests {
                                                           "--set", "asr.lm=/usr/share/pocketsphinx/model/en-us/en-us.lm.bin"],
                                                          in: directory)
         expectError(withModel, exit: 65, at: "nodes.asr.lm")
+        #expect(withModel.stderr.contains("lm is a pocketsphinx parameter; this recognizer's engine is keyword-spotter"),
+                "\(withModel)")
 
         let threshold = try await PluginTests.audiograph(["validate", "config.json", "--set", "asr.keyphrase=go forward",
                                                           "--set", "asr.kwsThreshold=2"], in: directory)

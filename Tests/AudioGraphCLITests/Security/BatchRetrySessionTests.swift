@@ -41,8 +41,9 @@ struct BatchRetrySessionTests {
         let dir = try TempDirectory()
         let store = try SecurityStore(backend, in: dir)
         let alice = try await store.earlierRun(session: "sess-alice", in: dir)
-        let names = try await BatchFixtures.makeCalls(1, in: dir)
-        try dir.write("m.jsonl", "{\"path\": \"\(names[0])\", \"session\": \"sess-alice\"}\n")
+        // 32 s of call, read in real time: the first worker is always mid-file when it is killed.
+        let name = try await BatchFixtures.makeLongCall(in: dir)
+        try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"sess-alice\"}\n")
         try BatchFixtures.writePipeline(in: dir)
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store.location,
                                                      "--enqueue-only"], in: dir)
@@ -53,7 +54,8 @@ struct BatchRetrySessionTests {
         let midFile = try await Harness.waitUntil { (try? BatchFixtures.storeCounts(store.location))?["sess-alice"]?.sessions == 2 }
         #expect(midFile, "the worker never wrote its session row: \(first.report())")
         first.signal(SIGKILL)
-        _ = try await first.exit()
+        let killed = try await first.exit()
+        #expect(killed.signalled, "the first worker ended before it was killed: \(first.report())")
         let second = try await Harness.audiograph(["worker", "--store", store.location, "--lease-seconds", "2", "--jobs", "1"],
                                                   in: dir)
         #expect(second.status == 0 && second.stderr.contains("attempt 2"), "\(second)")
@@ -106,7 +108,7 @@ final class SecurityStore: Sendable {
         try dir.write("alice.json", """
             {"version": 1, "session": {"id": "\(session)", "autoStartTranscription": true, "participants": ["alice"]},
              "nodes": {"src": {"type": "file-source", "path": "\(names[0])"}, "vad": {"type": "vad"},
-                       "asr": {"type": "recognizer"}, "store": {"type": "transcript-store", "store": "\(location)"}},
+                       "asr": {"type": "recognizer", "engine": "pocketsphinx"}, "store": {"type": "transcript-store", "store": "\(location)"}},
              "links": ["src -> vad -> asr -> store"]}
             """)
         let run = try await Harness.audiograph(["run", "alice.json", "--quiet"], in: dir)

@@ -38,7 +38,11 @@ struct ServeCommandTests {
                 sourceLocation: sourceLocation)
         #expect(events.filter { $0.event == "end" }.count == 1, "\(log)", sourceLocation: sourceLocation)
         let captions = events.filter { $0.event == "caption" }
-        #expect(captions.count == events.count - 1, "only caption events before end\n\(log)", sourceLocation: sourceLocation)
+        // Before end: captions, and the session's state (one first, issue 17; more only when it is steered).
+        let states = events.filter { $0.event == "state" }
+        #expect(events.first?.event == "state", "the state comes first\n\(log)", sourceLocation: sourceLocation)
+        #expect(captions.count + states.count == events.count - 1, "only caption and state events before end\n\(log)",
+                sourceLocation: sourceLocation)
         let ids = captions.compactMap(\.id)
         #expect(ids.count == captions.count && ids == ids.sorted() && Set(ids).count == ids.count,
                 "every caption has an id, increasing\n\(log)", sourceLocation: sourceLocation)
@@ -262,7 +266,7 @@ struct ServeCommandTests {
           "serve": \(serve),
           "nodes": {
             "src": { "type": "file-source", "path": "in.wav" },
-            \(store ? #""vad": { "type": "vad" }, "asr": { "type": "recognizer" }, "store": { "type": "transcript-store", "path": "s.sqlite" },"# : "")
+            \(store ? #""vad": { "type": "vad" }, "asr": { "type": "recognizer", "engine": "pocketsphinx" }, "store": { "type": "transcript-store", "path": "s.sqlite" },"# : "")
             "out": { "type": "wav-sink", "path": "out.wav" }
           },
           "links": ["src -> out"\(store ? #", "src -> vad -> asr -> store""# : "")]

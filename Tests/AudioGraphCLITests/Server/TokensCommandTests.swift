@@ -23,7 +23,11 @@ struct TokensCommandTests {
         let match = try #require(token.wholeMatch(of: /agt_([0-9a-f]{16})_([0-9a-f]{64})/), "\(token)")
         let id = String(match.1)
         let secret = String(match.2)
-        #expect(result.stderr == "audiograph: token \(id) for alice; it is shown once, keep it secret\n", "\(result)")
+        let storeArgument = dir.path("new/tokens.sqlite")
+        #expect(result.stderr == "audiograph: token \(id) for alice; it is shown once, keep it secret\n"
+            + "audiograph: send it as \"Authorization: Bearer TOKEN\", or paste it into the web page of \"audiograph serve --store \(storeArgument)\"\n"
+            + "audiograph: warning: alice is a participant in no stored session, so the API and the web page show them nothing yet; "
+            + "sessions list participants in session.participants (default: the user who ran the pipeline)\n", "\(result)")
         #expect(dir.exists("new/tokens.sqlite"), "create makes the store")
 
         // Neither the token nor its secret is anywhere in the store's files; the hash is.

@@ -32,5 +32,13 @@ struct TerminalTextTests {
     @Test("JSON output escapes DEL and C1 too (as \\u escapes, still valid JSON)")
     func jsonEscapes() {
         #expect(JSONWriter.compact(.string("a\u{7F}b\u{9B}c\u{1B}")) == "\"a\\u007fb\\u009bc\\u001b\"")
+        // Each one alone is escaped (the writer copies strings that need nothing whole, so each is checked).
+        for (scalar, escaped) in [("\u{80}", "\\u0080"), ("\u{9F}", "\\u009f"), ("\u{7F}", "\\u007f"), ("\u{1F}", "\\u001f"),
+                                  ("\"", "\\\""), ("\\", "\\\\"), ("\n", "\\n")] {
+            #expect(JSONWriter.compact(.string("x\(scalar)y")) == "\"x\(escaped)y\"")
+        }
+        // Neighbours of C1 in UTF-8 (U+00A0, U+0100, é, ✓, an emoji) are copied as they are.
+        let plain = "a\u{A0}b\u{100}c é ✓ 🎙 /slash"
+        #expect(JSONWriter.compact(.string(plain)) == "\"" + plain + "\"")
     }
 }

@@ -3,6 +3,7 @@
 /// and is not a regular file, and replaces an existing regular file only by an atomic rename of a file written
 /// beside it (a link to a regular file stays a link; the file keeps its permissions).
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -92,7 +93,7 @@ struct KeepRecordingTests {
         try "old take".write(toFile: scratch.path("take.m4a"), atomically: true, encoding: .utf8)
         #expect(chmod(scratch.path("take.m4a"), 0o600) == 0)
         let result = try await recordAll(capture(keep: scratch.path("take.m4a"), temporary: temporary))
-        #expect(result.transcript == "go forward ten meters")
+        #expect(WordErrorRate.normalize(result.transcript) == ["go", "forward", "ten", "meters"], "\(result.transcript)")
         #expect(isMP4(scratch.path("take.m4a")), "the kept file is the recording")
         var info = stat()
         #expect(stat(scratch.path("take.m4a"), &info) == 0 && info.st_mode & 0o777 == 0o600, "its mode is kept")

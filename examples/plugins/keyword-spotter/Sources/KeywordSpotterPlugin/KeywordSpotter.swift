@@ -25,10 +25,24 @@ public enum KeywordSpotter {
     /// false alarms), higher finds fewer.
     public static let defaultThreshold = 1e-20
 
+    /// The engine's own parameters, declared across the plugin ABI (version 2): the recognizer node checks them
+    /// (and refuses any other engine's, such as pocketsphinx's `lm` or `grammar`) before the engine is asked.
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("keyphrase", .string, required: true,
+                      doc: "The phrase to listen for; several: separate them with commas. Every word must be in the dictionary."),
+        ParameterSpec("kwsThreshold", .number(range: 1e-50...1), default: .number(defaultThreshold),
+                      doc: "Detection threshold: lower finds more (and more false alarms), higher finds fewer."),
+        ParameterSpec("hmm", .path(.inputFolder), doc: "Acoustic model folder (default: Debian's en-US)."),
+        ParameterSpec("dict", .path(.input), doc: "Pronunciation dictionary (default: cmudict-en-us.dict)."),
+        ParameterSpec("modelLanguage", .choice(SessionSettings.supportedLanguages), default: "en-US",
+                      doc: "The language of the model given with hmm/dict."),
+    ]
+
     public static let engine = RecognizerEngine(
         name: "keyword-spotter",
         summary: "Keyword spotting with pocketsphinx's keyphrase search (Debian's en-US model): the node's keyphrase "
             + "(comma-separated for several) and kwsThreshold; finals hold the phrases detected",
+        parameters: parameters,
         capabilities: { options in
             RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
                                    languages: [options.parameters["modelLanguage"]?.stringValue ?? "en-US"],
@@ -48,10 +62,6 @@ public enum KeywordSpotter {
 
         init(_ options: RecognizerOptions) throws {
             let parameters = options.parameters
-            for unused in ["lm", "grammar"] where parameters[unused] != nil {
-                throw options.node.error("the keyword-spotter engine spots \"keyphrase\"; \(unused) has no use with it",
-                                         parameter: unused)
-            }
             guard let text = parameters["keyphrase"]?.stringValue else {
                 throw options.node.error("the keyword-spotter engine needs \"keyphrase\": the phrase to listen for "
                     + "(several: separate them with commas)", parameter: "keyphrase")

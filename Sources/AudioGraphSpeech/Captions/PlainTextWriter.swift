@@ -1,0 +1,17 @@
+import Foundation
+import AudioGraphCore
+
+/// Plain text (`.txt`): each final utterance's text on a line of its own, without times: the transcript to read
+/// or grep (`audiograph transcribe -o txt`).
+public struct PlainTextWriter: CaptionDocumentWriter {
+    public init() {}
+
+    public var header: String { "" }
+    public var trailer: String { "" }
+
+    /// One line per utterance, whatever its cues; line breaks inside the text become spaces.
+    public mutating func chunks(for utterance: CaptionUtterance, cues: [CaptionCue]) -> [String] {
+        let words = utterance.text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return [words.trimmingCharacters(in: .whitespaces) + "\n"]
+    }
+}

@@ -1,0 +1,108 @@
+import AudioGraphCore
+import Foundation
+
+/// The `whisper` engine: whisper.cpp (1.8.5, C API) with any ggml whisper model; tiny.en from the project's
+/// models folder by default (`audiograph models install tiny.en`).
+public enum WhisperEngine {
+    /// The engine's own parameters (set on the recognizer node beside its common ones).
+    ///
+    /// `model` has no JSON default on purpose: the default file is found at run time (the models folder of the
+    /// environment that runs), and a missing default model must fail with exit 69 and the install command, not as
+    /// a missing input file.
+    public static let parameters: [ParameterSpec] = [
+        ParameterSpec("model", .path(.model),
+                      doc: "A whisper.cpp ggml model file; default: ggml-tiny.en.bin in the models folder "
+                          + "($AUDIOGRAPH_MODELS_DIR, else $XDG_DATA_HOME/audiograph/models, else ~/.local/share/audiograph/models; "
+                          + "`audiograph models install tiny.en` puts it there)."),
+        ParameterSpec("threads", .integer(range: 1...64),
+                      doc: "Decoding threads; default: the number of active cores."),
+        ParameterSpec("beamSize", .integer(range: 1...16),
+                      doc: "Beam search with this many beams; absent (the default): greedy decoding, faster."),
+        ParameterSpec("packing", .choice(WhisperSettings.Packing.allCases.map(\.rawValue)), default: "auto",
+                      doc: "Pack consecutive utterances into shared 30 s windows and decode each window once "
+                          + "(auto and on: when the graph does not run in real time; off: a window per utterance). Default auto."),
+        ParameterSpec("noSpeechThreshold", .number(range: 0...1), default: .number(WhisperSettings.defaultNoSpeechThreshold),
+                      doc: "An utterance whose no-speech probability is above this and whose average token "
+                          + "log-probability is below logProbThreshold is dropped as silence. Default 0.6."),
+        ParameterSpec("logProbThreshold", .number(range: -20...0), default: .number(WhisperSettings.defaultLogProbThreshold),
+                      doc: "See noSpeechThreshold. Default -1."),
+        ParameterSpec("compressionRatioThreshold", .number(range: 1...100),
+                      default: .number(WhisperSettings.defaultCompressionRatioThreshold),
+                      doc: "Text that compresses better than this (zlib, bytes in over bytes out) is a repetition "
+                          + "loop and is dropped. Default 2.4."),
+        ParameterSpec("initialPrompt", .string,
+                      doc: "Text given to the decoder before each utterance (names, spelling, style); default none."),
+    ]
+
+    /// The languages a model file can caption: en-US and en-GB for English-only (`.en`) models, every supported
+    /// language for multilingual ones (English when the file cannot be read; `validate` then refuses it).
+    public static func languages(ofModel path: String) -> [String] {
+        guard case .success(let header) = WhisperModelHeader.read(path), header.isMultilingual else { return WhisperLanguages.english }
+        return WhisperLanguages.multilingual
+    }
+
+    /// What to do about a language an English-only model cannot caption: install the multilingual model.
+    static func languageHint(ofModel path: String) -> String? {
+        guard languages(ofModel: path) == WhisperLanguages.english else { return nil }
+        let name = WhisperModelLocations.multilingualModelName
+        return "\(path) is an English-only model; for the other languages install the multilingual one "
+            + "(`audiograph models install \(name)`) and give its file as the recognizer's model "
+            + "(`audiograph models path \(name)`)"
+    }
+
+    public static func capabilities(_ options: RecognizerOptions) -> RecognizerCapabilities {
+        let model = WhisperSettings(options.parameters).model
+        return RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
+                                      languages: languages(ofModel: model), sampleRate: WhisperPacker.sampleRate,
+                                      languageHint: languageHint(ofModel: model))
+    }
+
+    /// Checks the model file before any audio flows: there, readable, a ggml whisper header.
+    public static func validate(_ options: RecognizerOptions) throws {
+        let settings = WhisperSettings(options.parameters)
+        if case .failure(let problem) = WhisperModelHeader.read(settings.model) {
+            throw modelError(problem, settings.model, options)
+        }
+    }
+
+    /// Whether `engine: "auto"` may pick whisper: the default model file is there.
+    public static func defaultModelAvailable() -> Bool {
+        if case .success = WhisperModelHeader.read(WhisperModelLocations.defaultModelPath()) { return true }
+        return false
+    }
+
+    /// Loads the model of `options` (exit 69 naming `nodes.ID.model` when it cannot).
+    static func loadModel(_ settings: WhisperSettings, _ options: RecognizerOptions) throws -> WhisperModel {
+        try validate(options)
+        guard let model = WhisperModel(path: settings.model) else {
+            throw modelError(.notWhisper("whisper.cpp could not load it"), settings.model, options)
+        }
+        return model
+    }
+
+    /// The error for an unusable model: exit 69, at `nodes.ID.model`, with the file and the install command.
+    static func modelError(_ problem: WhisperModelHeader.Problem, _ path: String, _ options: RecognizerOptions) -> GraphError {
+        let what: String
+        switch problem {
+        case .missing: what = "no whisper model at \(path)"
+        case .notAFile: what = "\(path) is not a file"
+        case .unreadable: what = "cannot read \(path)"
+        case .notWhisper(let reason): what = "\(path) is not a whisper.cpp ggml model (\(reason))"
+        }
+        return options.node.error("whisper model unavailable: \(what); install the default model with "
+                                  + "`audiograph models install \(WhisperModelLocations.defaultModelName)`",
+                                  parameter: "model", code: .unavailable)
+    }
+}
+
+extension WhisperEngine {
+    /// The engine for the recognizer node's table.
+    public static let engine = RecognizerEngine(
+        name: "whisper",
+        summary: "whisper.cpp with a ggml Whisper model (tiny.en from the models folder by default)",
+        parameters: parameters,
+        capabilities: capabilities,
+        validate: validate,
+        availableByDefault: defaultModelAvailable,
+        make: { options in try WhisperRecognizer(options) })
+}

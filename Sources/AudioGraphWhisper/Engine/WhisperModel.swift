@@ -1,0 +1,132 @@
+import AudioGraphCore
+import CWhisper
+import Foundation
+
+/// A ggml whisper model file's header, read without loading the model (a build-time check).
+public struct WhisperModelHeader: Sendable, Equatable {
+    /// `ggml` in whisper.cpp's files (little-endian int32).
+    public static let magic: UInt32 = 0x6767_6d6c
+    public var vocabularySize: Int
+    public var audioContext: Int
+    public var melBands: Int
+
+    /// Multilingual models have 51865 tokens or more (whisper.cpp's rule); `.en` models 51864.
+    public var isMultilingual: Bool { vocabularySize >= 51865 }
+
+    /// Why a file is not a usable whisper model.
+    public enum Problem: Error, Equatable {
+        case missing
+        case notAFile
+        case unreadable
+        case notWhisper(String)
+    }
+
+    /// Reads the magic and the hyperparameters that matter here, and checks that the mel filters and the
+    /// vocabulary after them are complete (whisper.cpp reads a file cut short there without noticing; one cut in
+    /// its tensors it refuses when it loads).
+    public static func read(_ path: String) -> Result<WhisperModelHeader, Problem> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(.missing) }
+        guard !isDirectory.boolValue else { return .failure(.notAFile) }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(.unreadable) }
+        defer { try? handle.close() }
+        // The header, the mel filters (80 × 201 floats) and the vocabulary (about 0.5 MB) come first.
+        guard let data = try? handle.read(upToCount: 4 << 20) else { return .failure(.unreadable) }
+        var reader = LittleEndianReader(data)
+        guard let magic = reader.uint32() else { return .failure(.notWhisper("too short for a ggml header")) }
+        guard magic == Self.magic else { return .failure(.notWhisper("no ggml magic")) }
+        guard let values = reader.int32s(11) else { return .failure(.notWhisper("too short for a ggml header")) }
+        let header = WhisperModelHeader(vocabularySize: values[0], audioContext: values[1], melBands: values[9])
+        guard header.vocabularySize >= 51864, header.audioContext > 0, header.melBands == 80 || header.melBands == 128 else {
+            return .failure(.notWhisper("its ggml header is not a whisper model's"))
+        }
+        guard let filter = reader.int32s(2), filter[0] > 0, filter[1] > 0, reader.skip(filter[0] * filter[1] * 4),
+              let tokens = reader.int32s(1)?.first, tokens > 0, tokens <= header.vocabularySize else {
+            return .failure(.notWhisper("the file ends inside its mel filters: it is cut short"))
+        }
+        for _ in 0..<tokens {
+            guard let length = reader.int32s(1)?.first, length >= 0, reader.skip(length) else {
+                return .failure(.notWhisper("the file ends inside its vocabulary: it is cut short"))
+            }
+        }
+        return .success(header)
+    }
+}
+
+/// Reads little-endian integers from bytes, front to back.
+private struct LittleEndianReader {
+    let data: Data
+    var offset = 0
+
+    init(_ data: Data) { self.data = data }
+
+    mutating func uint32() -> UInt32? {
+        guard offset + 4 <= data.count else { return nil }
+        let start = data.startIndex + offset
+        offset += 4
+        return data[start..<(start + 4)].reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    mutating func int32s(_ count: Int) -> [Int]? {
+        var values: [Int] = []
+        for _ in 0..<count {
+            guard let value = uint32() else { return nil }
+            values.append(Int(Int32(bitPattern: value)))
+        }
+        return values
+    }
+
+    mutating func skip(_ count: Int) -> Bool {
+        guard count >= 0, offset + count <= data.count else { return false }
+        offset += count
+        return true
+    }
+}
+
+/// One loaded whisper model (a `whisper_context` made without a default state): read-only once loaded, so
+/// states made from it may decode on different threads at once (whisper.cpp's `whisper_full_with_state`).
+final class WhisperModel: @unchecked Sendable {
+    let context: OpaquePointer
+    let path: String
+    let isMultilingual: Bool
+    /// Tokens at or above this id are special (end of text, timestamps, languages, …).
+    let endOfText: Int32
+
+    /// Loads the model; nil when whisper.cpp refuses the file.
+    init?(path: String) {
+        WhisperLog.install()
+        var parameters = whisper_context_default_params()
+        parameters.use_gpu = false
+        parameters.flash_attn = false
+        guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else { return nil }
+        self.context = context
+        self.path = path
+        isMultilingual = whisper_is_multilingual(context) != 0
+        endOfText = whisper_token_eot(context)
+    }
+
+    deinit {
+        whisper_free(context)
+    }
+
+    /// A decoding state (KV caches, mel buffer, results) of this model; nil when whisper.cpp cannot allocate one.
+    func makeState() -> WhisperState? {
+        guard let state = whisper_init_state(context) else { return nil }
+        return WhisperState(model: self, pointer: state)
+    }
+}
+
+/// A `whisper_state`: one decode at a time (confinement: whoever owns it), its model kept alive while it lives.
+final class WhisperState: @unchecked Sendable {
+    let model: WhisperModel
+    let pointer: OpaquePointer
+
+    fileprivate init(model: WhisperModel, pointer: OpaquePointer) {
+        self.model = model
+        self.pointer = pointer
+    }
+
+    deinit {
+        whisper_free_state(pointer)
+    }
+}

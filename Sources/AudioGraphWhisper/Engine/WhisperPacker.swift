@@ -1,0 +1,77 @@
+/// Packs consecutive utterances into shared decoding windows, and maps what a window decoded back to its
+/// utterances. whisper encodes 30 s of audio whatever it is given, so five 4 s utterances cost five encodes one
+/// by one but one encode packed (what whisper-cli's own `--vad` does with the VAD's segments). Pure: no audio
+/// decoding here.
+public struct WhisperPacker: Sendable, Equatable {
+    /// Audio per window, in frames (whisper's 30 s at 16 kHz).
+    public var windowFrames: Int
+    /// Silence put between two utterances in a window, in frames: 2 s by default. With 1 s, whisper ran sentences
+    /// on across the gap in one segment and its token times put the last words of an utterance into the next
+    /// (7 of the 14 ../shared/speech clips lost or gained words); with 2 s every word landed in its utterance.
+    public var gapFrames: Int
+
+    public static let sampleRate = 16000
+
+    public init(windowFrames: Int = 30 * WhisperPacker.sampleRate, gapFrames: Int = 2 * WhisperPacker.sampleRate) {
+        self.windowFrames = windowFrames
+        self.gapFrames = gapFrames
+    }
+
+    /// Frames a window holding utterances of these lengths needs (gaps between them).
+    public func frames(_ lengths: [Int]) -> Int {
+        lengths.reduce(0, +) + max(0, lengths.count - 1) * gapFrames
+    }
+
+    /// Whether an utterance of `length` frames joins a window that holds `lengths` already.
+    public func fits(_ length: Int, after lengths: [Int]) -> Bool {
+        frames(lengths + [length]) <= windowFrames
+    }
+
+    /// Each utterance's place in a window that holds them in order: frame ranges.
+    public func spans(_ lengths: [Int]) -> [Range<Int>] {
+        var start = 0
+        return lengths.map { length in
+            defer { start += length + gapFrames }
+            return start..<(start + length)
+        }
+    }
+
+    /// The window's audio: the utterances with silence between them.
+    public func assemble(_ utterances: [[Float]]) -> [Float] {
+        var samples: [Float] = []
+        samples.reserveCapacity(frames(utterances.map(\.count)))
+        for (index, utterance) in utterances.enumerated() {
+            if index > 0 { samples += repeatElement(0, count: gapFrames) }
+            samples += utterance
+        }
+        return samples
+    }
+
+    /// Gives each word of a decoded window to the utterance it was said in — the one whose span holds the
+    /// word's middle, or, for a word whisper timed into a gap, the nearest — with times relative to that
+    /// utterance's start and clamped to its length.
+    public func assign(_ words: [WhisperWord], toUtterancesOf lengths: [Int]) -> [[WhisperWord]] {
+        let rate = Double(Self.sampleRate)
+        let spans = self.spans(lengths).map { (start: Double($0.lowerBound) / rate, end: Double($0.upperBound) / rate) }
+        var assigned = [[WhisperWord]](repeating: [], count: spans.count)
+        guard !spans.isEmpty else { return assigned }
+        for word in words {
+            let middle = (word.start + word.end) / 2
+            var best = 0
+            var bestDistance = Double.infinity
+            for (index, span) in spans.enumerated() {
+                let distance = middle < span.start ? span.start - middle : (middle > span.end ? middle - span.end : 0)
+                if distance < bestDistance {
+                    best = index
+                    bestDistance = distance
+                }
+            }
+            var moved = word.shifted(by: spans[best].start)
+            let length = spans[best].end - spans[best].start
+            moved.start = min(moved.start, length)
+            moved.end = min(max(moved.end, moved.start), length)
+            assigned[best].append(moved)
+        }
+        return assigned
+    }
+}

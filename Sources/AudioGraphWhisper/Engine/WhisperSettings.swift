@@ -1,0 +1,50 @@
+import AudioGraphCore
+import Foundation
+
+/// The `whisper` engine's own parameters, read from `RecognizerOptions.parameters` (the node validated them
+/// against `WhisperEngine.parameters` and filled in defaults; a missing value falls back to the same default).
+public struct WhisperSettings: Sendable, Equatable {
+    /// When utterances are packed into shared 30 s windows.
+    public enum Packing: String, Sendable, CaseIterable {
+        /// Pack when the graph does not run in real time (the node then defers finals).
+        case auto
+        /// Pack whenever the node defers finals (today: the same as `auto`, since the node defers only when the
+        /// graph does not run in real time).
+        case on
+        /// Decode every utterance in a window of its own.
+        case off
+    }
+
+    /// The ggml model file, absolute.
+    public var model: String
+    public var threads: Int
+    /// nil: greedy decoding.
+    public var beamSize: Int?
+    public var packing: Packing
+    public var noSpeechThreshold: Double
+    public var logProbThreshold: Double
+    public var compressionRatioThreshold: Double
+    public var initialPrompt: String?
+
+    /// whisper-like defaults (OpenAI's transcribe: no-speech 0.6, log-probability -1, compression ratio 2.4).
+    public static let defaultNoSpeechThreshold = 0.6
+    public static let defaultLogProbThreshold = -1.0
+    public static let defaultCompressionRatioThreshold = 2.4
+
+    /// The default number of decoding threads: the active cores.
+    public static var defaultThreads: Int { max(1, min(64, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    public init(_ parameters: JSONObject) {
+        model = parameters["model"]?.stringValue ?? WhisperModelLocations.defaultModelPath()
+        threads = parameters["threads"]?.intValue ?? Self.defaultThreads
+        beamSize = parameters["beamSize"]?.intValue
+        packing = parameters["packing"]?.stringValue.flatMap(Packing.init(rawValue:)) ?? .auto
+        noSpeechThreshold = parameters["noSpeechThreshold"]?.doubleValue ?? Self.defaultNoSpeechThreshold
+        logProbThreshold = parameters["logProbThreshold"]?.doubleValue ?? Self.defaultLogProbThreshold
+        compressionRatioThreshold = parameters["compressionRatioThreshold"]?.doubleValue ?? Self.defaultCompressionRatioThreshold
+        initialPrompt = parameters["initialPrompt"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether utterances are packed when the node defers finals.
+    public var packs: Bool { packing != .off }
+}

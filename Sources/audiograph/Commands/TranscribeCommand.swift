@@ -1,0 +1,87 @@
+import AudioGraph
+import Foundation
+
+/// `audiograph transcribe FILE...`: the built-in transcription pipeline (`TranscriptionPipeline`) over each file,
+/// through the batch machinery (`BatchRunner`), writing NAME.srt and so on next to each input or into --out-dir.
+struct TranscribeCommand: Command {
+    static let name = "transcribe"
+    static let abstract = "Transcribe audio files to SRT, WebVTT, JSON or text (the built-in pipeline)"
+    static let usage = "audiograph transcribe FILE... [-o srt,vtt,json,txt] [--out-dir DIR] [--language CODE] [--engine NAME] "
+        + "[--set NODE.PARAM=VALUE]... [--force] [--jobs N] [--json] [--print-config] [--quiet]"
+    static let help = """
+        \(abstract).
+
+        USAGE: \(usage)
+
+        Runs file-source → resampler (16 kHz mono) → vad → recognizer → one caption-sink per output format, with
+        transcription on, and writes NAME.srt (and so on) next to each FILE, or into --out-dir. The pipeline is an
+        ordinary config: --print-config prints it, and `audiograph run` runs the printed file the same way.
+
+        OPTIONS:
+          -o FORMATS              Outputs, comma-separated: srt, vtt, json, txt (default: srt).
+          --out-dir DIR           Write the outputs into DIR (created if missing) instead of next to each input.
+          --language CODE         The spoken language (the recognizer's language, e.g. en-US; see
+                                  `audiograph inspect recognizer`).
+          --engine NAME           The recognizer engine (default auto: whisper when its model is installed,
+                                  else pocketsphinx).
+          --set NODE.PARAM=VALUE  Override a parameter of the pipeline (nodes src, rs, vad, asr, and srt, vtt,
+                                  json, txt) or session.KEY; repeatable.
+          --force                 Overwrite outputs that exist (without it an existing output is an error
+                                  and nothing is written).
+          --jobs N                Files at once (default: the number of cores).
+          --json                  Print the summary as JSON on stdout.
+          --print-config          Print the pipeline's config (for the first FILE) and exit.
+          --quiet                 No progress bar and no per-file lines on stderr.
+          --verbose               Let libraries print their own logs.
+
+        EXIT CODES: 0 every file transcribed; 64 bad arguments (an unknown format or language); 65 a bad option value or outputs that collide;
+        66 a FILE is missing; 69 no recognizer engine; 73 an output exists (without --force; its path is named,
+        nothing is written) or cannot be created; 75 some of several files failed (each is listed); 130 interrupted.
+        """
+
+    static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
+        let args = try Arguments(arguments, valued: ["-o", "--out-dir", "--language", "--engine", "--set", "--jobs"],
+                                 flags: ["--force", "--json", "--print-config", "--quiet", "--verbose"])
+        guard !args.positionals.isEmpty else { throw GraphError(.usage, at: "", "missing FILE; see --help") }
+        let here = FileManager.default.currentDirectoryPath
+        let inputs = args.positionals.map { NodeConfiguration.resolve($0, against: here) }
+        let pipeline = TranscriptionPipeline(
+            outputs: try TranscriptionPipeline.outputs(from: args.value("-o") ?? "srt"),
+            outputDirectory: args.value("--out-dir").map { NodeConfiguration.resolve($0, against: here) },
+            language: args.value("--language"), engine: args.value("--engine") ?? "auto")
+        if let language = args.value("--language"), !SessionSettings.supportedLanguages.contains(language) {
+            throw GraphError(.usage, at: "--language", "unsupported language \"\(language)\""
+                + Suggestions.hint(for: language, in: SessionSettings.supportedLanguages)
+                + "; supported: " + SessionSettings.supportedLanguages.joined(separator: ", "))
+        }
+        let overrides = args.values("--set")
+        if args.flag("--print-config") {
+            Console.writeOut(try pipeline.configText(input: inputs[0], overrides: overrides))
+            return 0
+        }
+        for (input, given) in zip(inputs, args.positionals) {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw GraphError(.missingInput, at: given, isDirectory.boolValue ? "is a folder, not an audio file" : "no such file")
+            }
+        }
+        if !args.flag("--force") { try refuseExisting(inputs.flatMap(pipeline.outputPaths(for:))) }
+
+        let batch = try BatchPipeline(spec: pipeline.spec(input: inputs[0], overrides: overrides, baseDirectory: here),
+                                      configPath: "transcribe pipeline")
+        let items = inputs.map { WorkItem(key: $0, path: $0) }
+        let runner = try BatchOptions.runner(pipeline: batch, args: args, store: nil, registry: registry,
+                                             firstPath: inputs[0], items: items, control: BatchControl())
+        return try TranscribeRun(pipeline: pipeline, runner: runner, items: items, jobs: BatchOptions.jobs(args),
+                                 json: args.flag("--json"), quiet: args.flag("--quiet")).run()
+    }
+
+    /// Exit 73 naming the first output that exists (and how many more do), before anything is written.
+    static func refuseExisting(_ outputs: [String]) throws(GraphError) {
+        let existing = outputs.filter { FileManager.default.fileExists(atPath: $0) }
+        guard let first = existing.first else { return }
+        throw GraphError(.cannotCreateOutput, at: first, "exists"
+            + (existing.count > 1 ? " (and \(existing.count - 1) more output\(existing.count > 2 ? "s" : ""))" : "")
+            + "; nothing was written: pass --force to overwrite, or --out-dir DIR to write elsewhere")
+    }
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# benchmarks/whisper.sh: the whisper engine against whisper.cpp's own whisper-cli (same model, same audio, same
+# run), with pocketsphinx (ours and pocketsphinx_continuous) beside them: accuracy, unseen speech, speed and
+# memory, and real-time caption latency. One table, one JSON summary.
+#
+# Systems (WER columns):
+#   ag-whisper       audiograph run: file-source -> resampler (16 kHz mono) -> vad -> recognizer{engine whisper}
+#                    -> caption-sink json, one process per clip (engine defaults: greedy, threads = cores)
+#   ag-pocketsphinx  the same pipeline with recognizer{engine pocketsphinx}
+#   whisper-cli      whisper-cli -m MODEL -f CLIP -t 2 -nt -np -otxt (its own long-form decoding of the file)
+#   ps-continuous    pocketsphinx_continuous -infile CLIP
+# Parts (--parts, default all):
+#   accuracy  the 14 transcribed clips of Tests/AudioGraphSpeechTests/Fixtures (= ../shared/speech), per clip
+#   unseen    benchmarks/eval_speech.sh's 12 clips (espeak-ng voices and speeds, long pauses), clean and with
+#             noise at 10 dB and 5 dB SNR; the tuning never sees them
+#   speed     the 60 s call that is half silence (eval_speech.sh's call60.wav): audiograph (file -> resampler ->
+#             vad -> whisper -> caption sinks json + webvtt) against whisper-cli on the whole file, --repeats
+#             interleaved runs under GNU time: median wall and CPU, highest peak RSS, WER of each; ratio =
+#             audiograph wall / whisper-cli wall
+#   realtime  the same call paced at 1x (file-source "realtime": true), `--events jsonl --stats json`: median
+#             speech end -> final, partials during every sentence longer than 2 s (by the call's sentence times),
+#             frames dropped and full-queue waits (a paced file source waits where a live source would drop)
+# Targets (issue 15): accuracy <= 5 % WER; speed <= 1.0x whisper-cli's wall with <= half its WER; peak memory
+# < 300 MB; median speech end -> final <= 1.2 s; partials during every utterance > 2 s; nothing dropped.
+#
+# Usage: benchmarks/whisper.sh [--binary PATH] [--work DIR] [--repeats R] [--model PATH] [--parts "LIST"]
+#                              [--systems "LIST"] [--json FILE] [--smoke]
+#   --binary PATH  the audiograph to test (default: `swift build -c release` in the repo root)
+#   --work DIR     folder for configs, outputs and logs (default: a mktemp folder, removed at the end)
+#   --repeats R    timed runs of each speed job (default 3)
+#   --model PATH   the ggml model for both (default: the installed tiny.en,
+#                  ${AUDIOGRAPH_MODELS_DIR:-${XDG_DATA_HOME:-~/.local/share}/audiograph/models}/ggml-tiny.en.bin)
+#   --parts LIST   which parts to run, space-separated (default: "accuracy unseen speed realtime")
+#   --systems LIST which systems the accuracy and unseen parts run (default: all four); the scoring reads every
+#                  system's outputs in WORK, so with --work DIR of an earlier run the others' outputs are reused
+#   --json FILE    also copy the JSON summary there (it is always written to WORK/whisper-summary.json)
+#   --smoke        one fixture clip, one clean unseen clip, the first 8 s of the call for speed (one run)
+#                  and real time (CI; see lib.sh)
+#
+# Needs whisper-cli (scripts/install-whisper.sh), the model (audiograph models install tiny.en), espeak-ng,
+# sox, pocketsphinx_continuous, python3 and GNU time. The real time part takes 60 s; a full run about 10 min.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+BINARY="" WORK="" REPEATS=3 MODEL="" PARTS="accuracy unseen speed realtime" JSON_COPY=""
+SYSTEMS="ag-whisper ag-pocketsphinx whisper-cli ps-continuous"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --model) [ $# -ge 2 ] || die "--model needs a path"; MODEL="$2"; shift 2 ;;
+    --parts) [ $# -ge 2 ] || die "--parts needs a list"; PARTS="$2"; shift 2 ;;
+    --systems) [ $# -ge 2 ] || die "--systems needs a list"; SYSTEMS="$2"; shift 2 ;;
+    --json) [ $# -ge 2 ] || die "--json needs a path"; JSON_COPY="$2"; shift 2 ;;
+    *) common_option "$@"; shift "$OPTION_WORDS" ;;
+  esac
+done
+is_count "$REPEATS" && [ "$REPEATS" -ge 1 ] || die "--repeats must be a whole number >= 1"
+[ "$SMOKE" = 0 ] || { REPEATS=1; smoke_banner; }
+require_tools "" whisper-cli pocketsphinx_continuous espeak-ng sox soxi python3
+require_gnu_time
+MODEL="${MODEL:-${AUDIOGRAPH_MODELS_DIR:-${XDG_DATA_HOME:-$HOME/.local/share}/audiograph/models}/ggml-tiny.en.bin}"
+[ -r "$MODEL" ] || die "no whisper model at $MODEL (audiograph models install tiny.en, or --model PATH)"
+MODEL="$(cd "$(dirname "$MODEL")" && pwd)/$(basename "$MODEL")"
+resolve_binary
+make_work audiograph-whisper
+mkdir -p "$WORK/configs" "$WORK/logs"
+EVAL_PY="$ROOT/benchmarks/whisper_eval.py"
+WER_PY="$ROOT/benchmarks/wer.py"
+FAILED=0
+has_part() { [[ " $PARTS " == *" $1 "* ]]; }
+has_system() { [[ " $SYSTEMS " == *" $1 "* ]]; }
+
+echo "audiograph whisper benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(machine); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "model: $MODEL ($(du -m "$MODEL" | cut -f1) MB); whisper-cli: $(command -v whisper-cli)"
+echo "binary: $BINARY, built $(date -u -r "$BINARY" '+%Y-%m-%d %H:%M UTC'); tree: git $(
+  git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(
+  [ -n "$(git -C "$ROOT" status --porcelain -- Sources 2>/dev/null)" ] && echo ' + uncommitted edits in Sources')"
+echo
+
+# transcribe SET CLIPS_DIR REFS: the four systems on every clip of REFS, outputs in $WORK/SET/SYSTEM/CLIP.*,
+# scored into $WORK/SET.json. A failed run is reported and scored as an empty transcript.
+transcribe() {
+  local set=$1 dir=$2 refs=$3 clip wav sys out
+  mkdir -p "$WORK/$set"/{ag-whisper,ag-pocketsphinx,whisper-cli,ps-continuous}
+  echo "$set: $(wc -l < "$refs") clips: $SYSTEMS ..." >&2
+  while IFS=$'\t' read -r clip _; do
+    [ -n "$clip" ] || continue
+    wav="$dir/$clip.wav"
+    for sys in ag-whisper ag-pocketsphinx; do
+      has_system "$sys" || continue
+      out="$WORK/$set/$sys/$clip.json"
+      python3 "$EVAL_PY" config --out "$WORK/configs/$set-$sys-$clip.json" --input "$wav" \
+        --engine "${sys#ag-}" --model "$MODEL" --sink "json:$out"
+      "$BINARY" run "$WORK/configs/$set-$sys-$clip.json" --quiet > /dev/null 2> "$WORK/logs/$set-$sys-$clip.log" \
+        || { echo "whisper.sh: $sys failed on $set/$clip (exit $?): $(tail -n 3 "$WORK/logs/$set-$sys-$clip.log")" >&2
+             FAILED=$((FAILED + 1)); }
+    done
+    if has_system whisper-cli; then
+      whisper-cli -m "$MODEL" -f "$wav" -t 2 -nt -np -otxt -of "$WORK/$set/whisper-cli/$clip" \
+        > /dev/null 2> "$WORK/logs/$set-whisper-cli-$clip.log" \
+        || { echo "whisper.sh: whisper-cli failed on $set/$clip" >&2; FAILED=$((FAILED + 1)); }
+    fi
+    has_system ps-continuous || continue
+    pocketsphinx_continuous -infile "$wav" > "$WORK/$set/ps-continuous/$clip.txt" \
+      2> "$WORK/logs/$set-ps-continuous-$clip.log" \
+      || { echo "whisper.sh: pocketsphinx_continuous failed on $set/$clip" >&2; FAILED=$((FAILED + 1)); }
+  done < "$refs"
+  python3 "$WER_PY" score --refs "$refs" --title "$set" --json "$WORK/$set.json" \
+    --system "ag-whisper=$WORK/$set/ag-whisper:json" --system "ag-pocketsphinx=$WORK/$set/ag-pocketsphinx:json" \
+    --system "whisper-cli=$WORK/$set/whisper-cli:txt" --system "ps-continuous=$WORK/$set/ps-continuous:txt"
+  echo
+}
+
+WER_SETS=()
+FIXTURES="$ROOT/Tests/AudioGraphSpeechTests/Fixtures"
+if has_part accuracy; then
+  refs="$FIXTURES/references.tsv"
+  if [ "$SMOKE" = 1 ]; then grep $'^cards_001\t' "$refs" > "$WORK/fixture-refs.tsv"; refs="$WORK/fixture-refs.tsv"; fi
+  transcribe fixtures "$FIXTURES" "$refs"
+  WER_SETS+=(--wer "fixtures=$WORK/fixtures.json")
+fi
+
+if has_part unseen || has_part speed || has_part realtime; then
+  if [ "$SMOKE" = 1 ]; then
+    EVAL="$(bash "$ROOT/benchmarks/eval_speech.sh" --smoke --out "$WORK/eval-speech" 2> "$WORK/logs/eval-speech.log")" \
+      || { cat "$WORK/logs/eval-speech.log" >&2; die "eval_speech.sh failed"; }
+  else
+    EVAL="$(bash "$ROOT/benchmarks/eval_speech.sh" 2> "$WORK/logs/eval-speech.log")" \
+      || { cat "$WORK/logs/eval-speech.log" >&2; die "eval_speech.sh failed"; }
+  fi
+fi
+if has_part unseen; then
+  refs="$EVAL/references.tsv"
+  if [ "$SMOKE" = 1 ]; then head -n 1 "$refs" > "$WORK/unseen-refs.tsv"; refs="$WORK/unseen-refs.tsv"; fi
+  # The smoke scores the clean condition only: the noisy ones run the same code (CI time).
+  conditions="clean snr10 snr5"
+  [ "$SMOKE" = 0 ] || conditions="clean"
+  for condition in $conditions; do
+    transcribe "unseen-$condition" "$EVAL/$condition" "$refs"
+  done
+  WER_SETS+=(--wer "unseen-clean=$WORK/unseen-clean.json")
+  [ "$SMOKE" = 1 ] || WER_SETS+=(--wer "unseen-10dB=$WORK/unseen-snr10.json" --wer "unseen-5dB=$WORK/unseen-snr5.json")
+fi
+
+CALL="$WORK/call.wav" CALL_UTTERANCES="$WORK/call-utterances.tsv" CALL_REFS="$WORK/call.tsv"
+if has_part speed || has_part realtime; then
+  if [ "$SMOKE" = 1 ]; then
+    # The first 8 s and the sentences that end inside them.
+    sox -R "$EVAL/call60.wav" "$CALL" trim 0 8
+    awk -F'\t' '$2 <= 8' "$EVAL/call60-utterances.tsv" > "$CALL_UTTERANCES"
+    printf 'call\t%s\n' "$(cut -f3 "$CALL_UTTERANCES" | tr '\n' ' ')" > "$CALL_REFS"
+  else
+    cp "$EVAL/call60.wav" "$CALL"
+    cp "$EVAL/call60-utterances.tsv" "$CALL_UTTERANCES"
+    cp "$EVAL/call60.tsv" "$CALL_REFS"
+  fi
+  CALL_S=$(soxi -D "$CALL")
+fi
+
+SPEED_JSON=""
+if has_part speed; then
+  python3 "$EVAL_PY" config --out "$WORK/configs/speed.json" --input "$CALL" --engine whisper --model "$MODEL" \
+    --sink "json:$WORK/speed-ag.json" --sink "webvtt:$WORK/speed-ag.vtt"
+  : > "$WORK/speed-records.tsv"
+  for run in $(seq 1 "$REPEATS"); do
+    echo "speed: round $run of $REPEATS ..." >&2
+    time_run ag-whisper "$BINARY" run "$WORK/configs/speed.json" --quiet
+    printf 'ag-whisper\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-ag.json" >> "$WORK/speed-records.tsv"
+    time_run whisper-cli whisper-cli -m "$MODEL" -f "$CALL" -t 2 -nt -np -otxt -of "$WORK/speed-cli"
+    printf 'whisper-cli\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-cli.txt" >> "$WORK/speed-records.tsv"
+  done
+  SPEED_JSON="$WORK/speed.json"
+  python3 "$EVAL_PY" speed --records "$WORK/speed-records.tsv" --refs "$CALL_REFS" --seconds "$CALL_S" \
+    --repeats "$REPEATS" --json "$SPEED_JSON"
+fi
+
+REALTIME_JSON=""
+if has_part realtime; then
+  echo "real time: the call at 1x ($(printf '%.0f' "$CALL_S") s) ..." >&2
+  python3 "$EVAL_PY" config --out "$WORK/configs/realtime.json" --input "$CALL" --engine whisper --model "$MODEL" \
+    --realtime --sink "json:$WORK/realtime-ag.json" --sink "webvtt:$WORK/realtime-ag.vtt"
+  "$BINARY" run "$WORK/configs/realtime.json" --events jsonl --stats json --quiet > "$WORK/realtime.events" \
+    2> "$WORK/logs/realtime.log" || { cat "$WORK/logs/realtime.log" >&2; die "the real-time run failed"; }
+  REALTIME_JSON="$WORK/realtime.json"
+  python3 "$EVAL_PY" realtime --events "$WORK/realtime.events" --utterances "$CALL_UTTERANCES" --refs "$CALL_REFS" \
+    --json "$REALTIME_JSON"
+fi
+
+META="$(python3 -c 'import json, sys; print(json.dumps(dict(zip(["date", "machine", "model", "binary", "commit", "smoke"], sys.argv[1:]))))' \
+  "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(machine)" "$MODEL" "$BINARY" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$SMOKE")"
+python3 "$EVAL_PY" report "${WER_SETS[@]}" --accuracy-set fixtures ${SPEED_JSON:+--speed "$SPEED_JSON"} \
+  ${REALTIME_JSON:+--realtime "$REALTIME_JSON"} --meta "$META" --summary "$WORK/whisper-summary.json"
+[ -z "$JSON_COPY" ] || cp "$WORK/whisper-summary.json" "$JSON_COPY"
+[ "$FAILED" = 0 ] || die "$FAILED run(s) failed (see above)"
