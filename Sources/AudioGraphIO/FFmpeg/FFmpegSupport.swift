@@ -4,22 +4,9 @@ import CFFmpeg
 ///
 /// `message` is meant to be shown to a person as is: it names the file and says what went wrong, with
 /// FFmpeg's own text (`av_strerror`), e.g. `cannot write /x/out.m4a: No space left on device`.
-public struct FFmpegError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable {
-        /// The file to read does not exist.
-        case notFound
-        /// The file exists but cannot be read (permission, a directory, corrupt data).
-        case unreadable
-        /// FFmpeg does not recognise the format, or it holds no audio FFmpeg can decode; or the encoder does
-        /// not take the requested settings.
-        case unsupportedFormat
-        /// A writer could not create the file (missing folder, a directory in the way, permission).
-        case cannotCreate
-        /// Reading, decoding, encoding or writing failed after the file was opened (disk full).
-        case io
-        /// The file opened, but its data is not valid for its format (a corrupt or truncated file).
-        case corrupt
-    }
+public struct FFmpegError: AudioFileError {
+    /// The kind every audio file error shares (`AudioFileFailure`).
+    public typealias Kind = AudioFileFailure
 
     public let kind: Kind
     public let path: String
@@ -33,8 +20,6 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
         self.message = message
         self.code = code
     }
-
-    public var description: String { message }
 }
 
 /// Small helpers around FFmpeg's C API.

@@ -114,7 +114,7 @@ public final class FileSourceNode: SourceNode {
             }
         } catch {
             // Bad data is a bad input (65) in every format; only the system failing is an I/O error (74).
-            let corrupt = (error as? SoundFileError)?.kind == .corrupt || (error as? FFmpegError)?.kind == .corrupt
+            let corrupt = (error as? any AudioFileError)?.kind == .corrupt
             throw GraphError(corrupt ? .invalidConfig : .io, at: reader.path, "\(error)", node: context.nodeID)
         }
         if frames == 0 { return .finished }

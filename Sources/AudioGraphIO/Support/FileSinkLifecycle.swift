@@ -2,20 +2,13 @@ import AudioGraphCore
 
 /// A file writer a sink node drives: samples in, then one `close` that finalizes the file.
 protocol SinkFileWriter: AnyObject {
-    associatedtype Failure: SinkFileFailure
+    associatedtype Failure: AudioFileError
     func write(_ samples: UnsafeBufferPointer<Float>) throws(Failure)
     func close() throws(Failure)
 }
 
-/// A writer's error: `message` names the file and says what went wrong.
-protocol SinkFileFailure: Error {
-    var message: String { get }
-}
-
 extension SoundFileWriter: SinkFileWriter {}
 extension AACFileWriter: SinkFileWriter {}
-extension SoundFileError: SinkFileFailure {}
-extension FFmpegError: SinkFileFailure {}
 
 /// The output file of a file-writing sink node (`wav-sink`, `aac-sink`), through the node's lifecycle:
 /// - `open` (in `start`) creates the file's folder, then the writer;

@@ -130,7 +130,7 @@ struct BatchCommand: Command {
                       metrics: BatchMetrics? = nil) throws(GraphError) -> Int32 {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
-        let signals = BatchSignals(control: runner.control)
+        let signals = InterruptSignals(batch: runner.control)
         defer { _ = signals }
         let started = Date()
         progress.start()

@@ -8,7 +8,7 @@ enum BatchWork {
                     exitZeroOnTerm: Bool, metrics: BatchMetrics? = nil) throws(GraphError) -> Int32 {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: total, enabled: !quiet && Console.stderrIsTerminal)
-        let signals = BatchSignals(control: control)
+        let signals = InterruptSignals(batch: control)
         defer { _ = signals }
         let started = Date()
         progress.start()

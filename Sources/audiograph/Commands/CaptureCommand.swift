@@ -43,7 +43,7 @@ struct CaptureCommand: Command {
         let outcome = Mutex<Result<VoiceCaptureResult, VoiceCaptureError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let stopRequested = DispatchSemaphore(value: 0)
-        let interrupts = InterruptHandler { stopRequested.signal() }
+        let interrupts = InterruptSignals { stopRequested.signal() }
         defer { _ = interrupts }
         let showLevel = Console.stderrIsTerminal
 
@@ -53,9 +53,8 @@ struct CaptureCommand: Command {
                 printError("audiograph: recording — press Enter or Ctrl-C to stop")
                 let meter = Task {
                     for await level in session.levels() where showLevel {
-                        let filled = Int(level.audioLevel * 30)
-                        let bar = String(repeating: "|", count: filled) + String(repeating: " ", count: 30 - filled)
-                        Console.setStatus("[\(bar)] " + ProgressDisplay.clock(level.recordingDuration))
+                        Console.setStatus("[\(StatusText.levelBar(level.audioLevel, width: 30))] "
+                            + StatusText.clock(level.recordingDuration))
                     }
                 }
                 // Enter on stdin, or Ctrl-C, stops the recording.

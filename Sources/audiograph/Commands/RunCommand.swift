@@ -74,7 +74,7 @@ struct RunCommand: Command {
 
         let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose"),
                                                                              metrics: !args.flag("--no-metrics")))
-        let interrupts = InterruptHandler { session.cancel() }
+        let interrupts = InterruptSignals { session.cancel() }
         // After the handler: a SIGINT right after "serving" must not be lost.
         let server = try serve(graph, session)
         defer { server?.shutdown() }
@@ -166,36 +166,5 @@ extension RunCommand {
         ServeOptions.attach(session, graph: graph, to: server)
         ServeOptions.announce(server)
         return server
-    }
-}
-
-/// First SIGINT/SIGTERM: stop gracefully (outputs are finalized). Second: exit 130 at once.
-/// `@unchecked Sendable`: the dispatch sources are set up in `init` and only cancelled in `deinit`.
-final class InterruptHandler: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-
-    /// - Parameter stopping: what stopping does, for the message (`stopping: <what>`).
-    init(stopping what: String = "finalizing outputs", onInterrupt: @escaping @Sendable () -> Void) {
-        let count = Atomic<Int>(0)
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if count.add(1, ordering: .relaxed).newValue == 1 {
-                    printError(Console.interruptBreak + "audiograph: stopping: \(what) (press Ctrl-C again to quit at once)")
-                    onInterrupt()
-                } else {
-                    exit(130)
-                }
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 }

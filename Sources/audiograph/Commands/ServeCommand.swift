@@ -66,7 +66,7 @@ struct ServeCommand: Command {
         defer { store.close() }
         // The handler first: a SIGINT right after "serving" must not be lost.
         let stop = DispatchSemaphore(value: 0)
-        let interrupts = InterruptHandler(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
+        let interrupts = InterruptSignals(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
         defer { _ = interrupts }
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
                                             limits: limits, at: "--listen")

@@ -12,7 +12,7 @@ struct TranscribeRun {
 
     func run() throws(GraphError) -> Int32 {
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
-        let signals = BatchSignals(control: runner.control)
+        let signals = InterruptSignals(batch: runner.control)
         defer { _ = signals }
         let started = Date()
         progress.start()
