@@ -103,17 +103,23 @@ struct CaptionSinkNodeTests {
             print("skipped: /dev/full is not available")
             return
         }
-        let sink = try harness(CaptionTestSupport.parameters(format: "srt", path: "/dev/full"))
+        // A full disk, through a link to /dev/full made in the test's own folder (never the device's own path).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let full = folder + "/full.srt"
+        try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
+        let sink = try harness(CaptionTestSupport.parameters(format: "srt", path: full))
         let error = CaptionTestSupport.graphError { try sink.push(finalUpdate(1, "no room", at: 0)) }
         #expect(error?.code == .io)
-        #expect(error?.location == "/dev/full")
+        #expect(error?.location == full)
         sink.stop()
         // WebVTT writes its header at start: the failure shows then.
         let atStart = CaptionTestSupport.graphError {
-            _ = try harness(CaptionTestSupport.parameters(format: "webvtt", path: "/dev/full"))
+            _ = try harness(CaptionTestSupport.parameters(format: "webvtt", path: full))
         }
         #expect(atStart?.code == .cannotCreateOutput)
-        #expect(atStart?.location == "/dev/full")
+        #expect(atStart?.location == full)
     }
 
     @Test("parameter errors name the parameter")

@@ -71,7 +71,7 @@ public final class CaptionSinkNode: AudioNode {
     private var language: String
     private var builder: CueBuilder
     private var document: (any CaptionDocumentWriter)?
-    private var file: CaptionFile?
+    private var file: TrailerAppendFile?
     private var renderer: LiveCaptionRenderer?
     private var finalSegments = Set<Int>()
     private let liveOverride: (style: LiveCaptionRenderer.Style, write: (String) -> Void)?
@@ -133,7 +133,7 @@ public final class CaptionSinkNode: AudioNode {
 
     private func open(_ writer: any CaptionDocumentWriter) throws(GraphError) {
         guard let path else { return }
-        file = try CaptionFile(path: path, header: writer.header, trailer: writer.trailer, node: configuration.id)
+        file = try CaptionFile.create(path: path, header: writer.header, trailer: writer.trailer, node: configuration.id)
         document = writer
     }
 
