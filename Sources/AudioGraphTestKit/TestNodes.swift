@@ -5,20 +5,29 @@ import Synchronization
 /// `test-tone`: a source that emits a sine for `seconds` in blocks of `blockFrames`. Deterministic; for graph
 /// and runtime tests that need no files.
 public final class ToneSourceNode: SourceNode {
+    static let sampleRate = Parameter.integer("sampleRate", range: 1000...384_000, default: 16000, doc: "Sample rate in Hz.")
+    static let channels = Parameter.integer("channels", range: 1...8, default: 1, doc: "Channels.")
+    static let seconds = Parameter.number("seconds", range: 0...86_400, default: 1, doc: "Length.")
+    static let frequency = Parameter.number("frequency", range: 1...20_000, default: 440, doc: "Tone frequency in Hz.")
+    static let blockFrames = Parameter.integer("blockFrames", range: 1...65536, default: 1024, doc: "Frames per buffer.")
+    static let endless = Parameter.boolean("endless", default: false, doc: "Never end (until cancelled).")
+    static let realtime = Parameter.boolean("realtime", default: false,
+        doc: "Pace at 1x on the graph's clock (each block waits until its start is due).")
+    static let live = Parameter.boolean("live", default: false, doc: "Act as a live source (implies realtime).")
+
     public static let descriptor = NodeDescriptor(
         type: "test-tone",
         summary: "Test source: a sine tone.",
         category: .source,
         parameters: [
-            ParameterSpec("sampleRate", .integer(range: 1000...384_000), default: 16000, doc: "Sample rate in Hz."),
-            ParameterSpec("channels", .integer(range: 1...8), default: 1, doc: "Channels."),
-            ParameterSpec("seconds", .number(range: 0...86_400), default: 1, doc: "Length."),
-            ParameterSpec("frequency", .number(range: 1...20_000), default: 440, doc: "Tone frequency in Hz."),
-            ParameterSpec("blockFrames", .integer(range: 1...65536), default: 1024, doc: "Frames per buffer."),
-            ParameterSpec("endless", .boolean, default: false, doc: "Never end (until cancelled)."),
-            ParameterSpec("realtime", .boolean, default: false,
-                          doc: "Pace at 1x on the graph's clock (each block waits until its start is due)."),
-            ParameterSpec("live", .boolean, default: false, doc: "Act as a live source (implies realtime)."),
+            sampleRate.spec,
+            channels.spec,
+            seconds.spec,
+            frequency.spec,
+            blockFrames.spec,
+            endless.spec,
+            realtime.spec,
+            live.spec,
         ],
         inputs: [],
         outputs: [.init(produces: [.audio], forwardsInput: false)])
@@ -34,13 +43,13 @@ public final class ToneSourceNode: SourceNode {
     private var startTime: Double?
 
     public init(configuration: NodeConfiguration) throws {
-        format = AudioFormat(sampleRate: configuration.int("sampleRate") ?? 16000, channels: configuration.int("channels") ?? 1)
-        total = Int64(((configuration.double("seconds") ?? 1) * Double(format.sampleRate)).rounded())
-        blockFrames = configuration.int("blockFrames") ?? 1024
-        frequency = configuration.double("frequency") ?? 440
-        endless = configuration.bool("endless") ?? false
-        live = configuration.bool("live") ?? false
-        realtime = live || (configuration.bool("realtime") ?? false)
+        format = AudioFormat(sampleRate: configuration[Self.sampleRate], channels: configuration[Self.channels])
+        total = Int64((configuration[Self.seconds] * Double(format.sampleRate)).rounded())
+        blockFrames = configuration[Self.blockFrames]
+        frequency = configuration[Self.frequency]
+        endless = configuration[Self.endless]
+        live = configuration[Self.live]
+        realtime = live || configuration[Self.realtime]
     }
 
     public var totalFrames: Int64? { endless ? nil : total }

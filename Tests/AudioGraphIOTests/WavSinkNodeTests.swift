@@ -264,3 +264,12 @@ struct WavSinkNodeTests {
         }
     }
 }
+
+/// `format`'s choices are `auto` and every container libsndfile writes for the node, in one list.
+@Suite struct WavSinkFormatChoiceTests {
+    @Test func theChoicesAreAutoAndEveryContainer() {
+        #expect(WavSinkNode.ContainerChoice.allCases.first == .auto)
+        #expect(WavSinkNode.ContainerChoice.allCases.dropFirst().compactMap(\.container) == SoundFileContainer.allCases)
+        #expect(WavSinkNode.ContainerChoice.allCases.count == SoundFileContainer.allCases.count + 1)
+    }
+}

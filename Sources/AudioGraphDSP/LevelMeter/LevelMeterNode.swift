@@ -6,15 +6,15 @@ import AudioGraphCore
 /// Each event is emitted right after the buffer in which its window ends, stamped with the stream time of the
 /// window's end.
 public final class LevelMeterNode: AudioNode {
+    static let intervalMs = Parameter.integer("intervalMs", range: 10...60_000, default: 100,
+                                              doc: "Length of each measuring window, in milliseconds of audio.")
+
     public static let descriptor = NodeDescriptor(
         type: "level-meter",
         summary: "Measures RMS and peak level (dBFS) per channel; passes audio through. Its 0…1 `level` is the "
             + "loudest channel's RMS mapped linearly from -60 dBFS (0) to 0 dBFS (1); a full-scale sine reads -3.01 dBFS RMS.",
         category: .filter,
-        parameters: [
-            ParameterSpec("intervalMs", .integer(range: 10...60_000), default: 100,
-                          doc: "Length of each measuring window, in milliseconds of audio."),
-        ],
+        parameters: [intervalMs.spec],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.level], forwardsInput: true)])
 
@@ -27,7 +27,7 @@ public final class LevelMeterNode: AudioNode {
     private var lastPosition: Int64 = 0
 
     public init(configuration: NodeConfiguration) throws {
-        intervalMs = configuration.int("intervalMs") ?? 100
+        intervalMs = configuration[Self.intervalMs]
     }
 
     public func start(_ context: NodeContext) throws {

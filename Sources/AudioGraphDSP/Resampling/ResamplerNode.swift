@@ -9,21 +9,24 @@ public final class ResamplerNode: AudioNode {
     public static let defaultEngine = ResamplerEngine.soxr
     public static let defaultQuality = ResamplerQuality.medium
 
+    static let sampleRate = Parameter.integer("sampleRate", range: 1000...384_000,
+                                              doc: "Output sample rate in Hz; leave out to keep the input's.")
+    static let channels = Parameter.integer("channels", range: 1...32,
+                                            doc: "Output channels; leave out to keep the input's. Down-mix averages channels.")
+    static let quality = Parameter.choice("quality", default: defaultQuality,
+                                          doc: "best|high|medium|fastest: filter steepness against speed.")
+    static let engine = Parameter.choice("engine", default: defaultEngine,
+                                         doc: "soxr (libsoxr, the engine of sox and ffmpeg's best mode) or libsamplerate.")
+
     public static let descriptor = NodeDescriptor(
         type: "resampler",
         summary: "Converts sample rate (libsoxr or libsamplerate) and channel count (down/up-mix first).",
         category: .filter,
         parameters: [
-            ParameterSpec("sampleRate", .integer(range: 1000...384_000),
-                          doc: "Output sample rate in Hz; leave out to keep the input's."),
-            ParameterSpec("channels", .integer(range: 1...32),
-                          doc: "Output channels; leave out to keep the input's. Down-mix averages channels."),
-            ParameterSpec("quality", .choice(ResamplerQuality.allCases.map(\.rawValue)),
-                          default: .string(defaultQuality.rawValue),
-                          doc: "best|high|medium|fastest: filter steepness against speed."),
-            ParameterSpec("engine", .choice(ResamplerEngine.allCases.map(\.rawValue)),
-                          default: .string(defaultEngine.rawValue),
-                          doc: "soxr (libsoxr, the engine of sox and ffmpeg's best mode) or libsamplerate."),
+            sampleRate.spec,
+            channels.spec,
+            quality.spec,
+            engine.spec,
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.audio], forwardsInput: true)])
@@ -41,10 +44,10 @@ public final class ResamplerNode: AudioNode {
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
-        targetRate = configuration.int("sampleRate")
-        targetChannels = configuration.int("channels")
-        quality = ResamplerQuality(rawValue: configuration.string("quality") ?? "") ?? Self.defaultQuality
-        engine = ResamplerEngine(rawValue: configuration.string("engine") ?? "") ?? Self.defaultEngine
+        targetRate = configuration[Self.sampleRate]
+        targetChannels = configuration[Self.channels]
+        quality = configuration[Self.quality]
+        engine = configuration[Self.engine]
     }
 
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? {

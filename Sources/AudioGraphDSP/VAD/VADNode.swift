@@ -19,6 +19,35 @@ import AudioGraphCore
 /// `VADEngines.autoPreference` that is available. The decision logic after it is the same for all. The detector
 /// works on the average of the channels. See `VoiceActivityDetector` and `SpectralFrameClassifier`.
 public final class VADNode: AudioNode {
+    static let engineName = Parameter.string("engine", default: VADEngines.defaultEngine,
+        doc: "Frame classifier: spectral (no model), silero (audiograph models install silero), or auto "
+            + "(the first of " + VADEngines.autoPreference.joined(separator: ", ") + " that is installed). "
+            + "Each engine may take parameters of its own (below).")
+    static let aggressiveness = Parameter.integer("aggressiveness", range: 0...3, default: VADConfiguration.defaults.aggressiveness,
+        doc: "spectral engine: how readily audio is called non-speech, like webrtcvad's modes: 0 reports the most speech "
+            + "(fewest cut words, more noise let through), 3 the least (fewest false alarms). "
+            + "Default 1: the best mean frame F1 over 0-20 dB SNR in benchmarks/vad.sh.")
+    static let hangoverMs = Parameter.integer("hangoverMs", range: 0...5000, default: VADConfiguration.defaults.hangoverMs,
+        doc: "Speech continues through pauses shorter than this (ms), so a sentence is one segment; the end "
+            + "is reported this long after the last speech frame, stamped at that frame's end. "
+            + "Default 650, chosen by benchmarks/vad.sh.")
+    static let minSpeechMs = Parameter.integer("minSpeechMs", range: 0...5000, default: VADConfiguration.defaults.minSpeechMs,
+        doc: "A run of speech shorter than this (ms) is ignored (clicks, coughs); speechStarted is reported "
+            + "once a run reaches it. Default 100, chosen by benchmarks/vad.sh.")
+    static let preRollMs = Parameter.integer("preRollMs", range: 0...2000, default: VADConfiguration.defaults.preRollMs,
+        doc: "speechStarted is stamped this much (ms) before the first speech frame, so a consumer that keeps "
+            + "this much audio does not cut the first word; never before the stream's start or the previous "
+            + "speechEnded. Default 50, chosen by benchmarks/vad.sh (raise it for a recognizer).")
+    static let pauseHintMs = Parameter.integer("pauseHintMs", range: 0...5000, default: VADConfiguration.defaults.pauseHintMs,
+        doc: "After this much non-speech inside speech, tell a recognizer downstream that speech may be "
+            + "ending so it can start its final pass early (the final is the same, only sooner); 0: never. "
+            + "Only below hangoverMs.")
+    static let maxSpeechMs = Parameter.integer("maxSpeechMs", range: 0...600_000, default: VADConfiguration.defaults.maxSpeechMs,
+        doc: "Speech that goes on this long (ms) is split: speechEnded and speechStarted at one time, at "
+            + "the quietest point of the last 3 s (a pause between words when there is one), so a recognizer "
+            + "never gets an utterance longer than it decodes well; 0: never. Default 20000 (whisper decodes "
+            + "30 s windows).")
+
     public static let descriptor = NodeDescriptor(
         type: "vad",
         summary: "Voice-activity detector: passes audio through and emits speechStarted/speechEnded at the audio's "
@@ -27,34 +56,13 @@ public final class VADNode: AudioNode {
             + "pre-roll. Any channels (their average is analysed).",
         category: .filter,
         parameters: [
-            ParameterSpec("engine", .string, default: .string(VADEngines.defaultEngine),
-                          doc: "Frame classifier: spectral (no model), silero (audiograph models install silero), or auto "
-                            + "(the first of " + VADEngines.autoPreference.joined(separator: ", ") + " that is installed). "
-                            + "Each engine may take parameters of its own (below)."),
-            ParameterSpec("aggressiveness", .integer(range: 0...3), default: .number(Double(VADConfiguration.defaults.aggressiveness)),
-                          doc: "spectral engine: how readily audio is called non-speech, like webrtcvad's modes: 0 reports the most speech "
-                            + "(fewest cut words, more noise let through), 3 the least (fewest false alarms). "
-                            + "Default 1: the best mean frame F1 over 0-20 dB SNR in benchmarks/vad.sh."),
-            ParameterSpec("hangoverMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.hangoverMs)),
-                          doc: "Speech continues through pauses shorter than this (ms), so a sentence is one segment; the end "
-                            + "is reported this long after the last speech frame, stamped at that frame's end. "
-                            + "Default 650, chosen by benchmarks/vad.sh."),
-            ParameterSpec("minSpeechMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.minSpeechMs)),
-                          doc: "A run of speech shorter than this (ms) is ignored (clicks, coughs); speechStarted is reported "
-                            + "once a run reaches it. Default 100, chosen by benchmarks/vad.sh."),
-            ParameterSpec("preRollMs", .integer(range: 0...2000), default: .number(Double(VADConfiguration.defaults.preRollMs)),
-                          doc: "speechStarted is stamped this much (ms) before the first speech frame, so a consumer that keeps "
-                            + "this much audio does not cut the first word; never before the stream's start or the previous "
-                            + "speechEnded. Default 50, chosen by benchmarks/vad.sh (raise it for a recognizer)."),
-            ParameterSpec("pauseHintMs", .integer(range: 0...5000), default: .number(Double(VADConfiguration.defaults.pauseHintMs)),
-                          doc: "After this much non-speech inside speech, tell a recognizer downstream that speech may be "
-                            + "ending so it can start its final pass early (the final is the same, only sooner); 0: never. "
-                            + "Only below hangoverMs."),
-            ParameterSpec("maxSpeechMs", .integer(range: 0...600_000), default: .number(Double(VADConfiguration.defaults.maxSpeechMs)),
-                          doc: "Speech that goes on this long (ms) is split: speechEnded and speechStarted at one time, at "
-                            + "the quietest point of the last 3 s (a pause between words when there is one), so a recognizer "
-                            + "never gets an utterance longer than it decodes well; 0: never. Default 20000 (whisper decodes "
-                            + "30 s windows)."),
+            engineName.spec,
+            aggressiveness.spec,
+            hangoverMs.spec,
+            minSpeechMs.spec,
+            preRollMs.spec,
+            pauseHintMs.spec,
+            maxSpeechMs.spec,
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.speech], forwardsInput: true)],
@@ -82,20 +90,16 @@ public final class VADNode: AudioNode {
     private var pending: [VADStateMachine.Action] = []
 
     public init(configuration: NodeConfiguration) throws {
-        let name = configuration.string("engine") ?? VADEngines.defaultEngine
+        let name = configuration[Self.engineName]
         guard let choice = VADEngines.choose(name) else { throw VADEngines.unknownEngine(name, in: configuration) }
         engine = choice.engine
         autoReason = choice.reason
         node = configuration
         try engine.validate(configuration)
-        let defaults = VADConfiguration.defaults
         self.configuration = VADConfiguration(
-            aggressiveness: configuration.int("aggressiveness") ?? defaults.aggressiveness,
-            hangoverMs: configuration.int("hangoverMs") ?? defaults.hangoverMs,
-            minSpeechMs: configuration.int("minSpeechMs") ?? defaults.minSpeechMs,
-            preRollMs: configuration.int("preRollMs") ?? defaults.preRollMs,
-            pauseHintMs: configuration.int("pauseHintMs") ?? defaults.pauseHintMs,
-            maxSpeechMs: configuration.int("maxSpeechMs") ?? defaults.maxSpeechMs)
+            aggressiveness: configuration[Self.aggressiveness], hangoverMs: configuration[Self.hangoverMs],
+            minSpeechMs: configuration[Self.minSpeechMs], preRollMs: configuration[Self.preRollMs],
+            pauseHintMs: configuration[Self.pauseHintMs], maxSpeechMs: configuration[Self.maxSpeechMs])
     }
 
     public var acceptedFormats: FormatRequirement {

@@ -9,6 +9,9 @@ import Foundation
 /// Input: the sample rates AAC codes (8–96 kHz) and 1–8 channels; the graph builder inserts a resampler for
 /// anything else (e.g. 22.05 kHz stays, 20 kHz becomes 22.05 kHz, 10 channels become 8).
 public final class AACSinkNode: AudioNode {
+    static let bitrate = Parameter.integer("bitrate", range: 16_000...320_000, default: 64_000,
+        doc: "Target bit rate in bits per second, all channels together.")
+
     public static let descriptor = NodeDescriptor(
         type: "aac-sink",
         summary: "Encodes audio to AAC-LC in an .m4a/.mp4 (gapless) or .aac (ADTS) file.",
@@ -17,8 +20,7 @@ public final class AACSinkNode: AudioNode {
             ParameterSpec("path", .path(.output), required: true,
                           doc: "The file to write, relative to the config file: .m4a or .mp4 (MPEG-4, gapless) or "
                               + ".aac (ADTS). Its folder is created if missing."),
-            ParameterSpec("bitrate", .integer(range: 16_000...320_000), default: 64_000,
-                          doc: "Target bit rate in bits per second, all channels together."),
+            bitrate.spec,
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [],
@@ -38,7 +40,7 @@ public final class AACSinkNode: AudioNode {
             throw configuration.error("cannot tell the container: \(what); use .m4a, .mp4 or .aac", parameter: "path")
         }
         self.container = container
-        bitrate = configuration.int("bitrate") ?? 64_000
+        bitrate = configuration[Self.bitrate]
         file = FileSinkLifecycle(path: path, node: configuration)
     }
 

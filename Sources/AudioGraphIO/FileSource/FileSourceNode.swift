@@ -25,16 +25,19 @@ extension FFmpegAudioReader: AudioFileReader {}
 /// through libavformat/libavcodec, with encoder priming dropped so a recorded M4A decodes to its recorded
 /// length. With `realtime`, paces itself at 1x on the clock, as a live source would.
 public final class FileSourceNode: SourceNode {
+    static let blockFrames = Parameter.integer("blockFrames", range: 16...65536, default: 1024,
+                                               doc: "Frames per buffer sent downstream.")
+    static let realtime = Parameter.boolean("realtime", default: false,
+                                            doc: "Pace the stream at 1x real time, as a live source would (for demos and latency tests).")
+
     public static let descriptor = NodeDescriptor(
         type: "file-source",
         summary: "Reads an audio file (WAV, FLAC, OGG/Vorbis, MP3, M4A/AAC and anything FFmpeg decodes) as a stream.",
         category: .source,
         parameters: [
             ParameterSpec("path", .path(.input), required: true, doc: "The file to read, relative to the config file."),
-            ParameterSpec("blockFrames", .integer(range: 16...65536), default: 1024,
-                          doc: "Frames per buffer sent downstream."),
-            ParameterSpec("realtime", .boolean, default: false,
-                          doc: "Pace the stream at 1x real time, as a live source would (for demos and latency tests)."),
+            blockFrames.spec,
+            realtime.spec,
         ],
         inputs: [],
         outputs: [.init(produces: [.audio], forwardsInput: false)])
@@ -49,8 +52,8 @@ public final class FileSourceNode: SourceNode {
     public init(configuration: NodeConfiguration) throws {
         let path = configuration.path("path")!
         reader = try Self.openReader(path: path, configuration: configuration)
-        blockFrames = configuration.int("blockFrames") ?? 1024
-        realtime = configuration.bool("realtime") ?? false
+        blockFrames = configuration[Self.blockFrames]
+        realtime = configuration[Self.realtime]
         scratch = [Float](repeating: 0, count: blockFrames * reader.channels)
     }
 

@@ -8,6 +8,13 @@ import AudioGraphCore
 ///
 /// `produce` blocks in the read for one block (`blockMs`), so cancellation takes at most one block.
 public final class MicSourceNode: SourceNode {
+    static let sampleRate = Parameter.integer("sampleRate", range: 8000...192_000, default: 16000,
+        doc: "Sample rate in Hz to capture at (the sound server converts).")
+    static let channels = Parameter.integer("channels", range: 1...8, default: 1,
+        doc: "Channels to capture (the sound server mixes or splits).")
+    static let blockMs = Parameter.integer("blockMs", range: 10...200, default: 20,
+        doc: "Milliseconds of audio per buffer sent downstream (also the longest a stop waits).")
+
     public static let descriptor = NodeDescriptor(
         type: "mic-source",
         summary: "Captures a microphone through PulseAudio or PipeWire (live).",
@@ -16,12 +23,9 @@ public final class MicSourceNode: SourceNode {
             ParameterSpec("device", .string,
                           doc: "Capture device (a source name from `pactl list short sources`, e.g. a sink's "
                               + "`.monitor`). Default: the sound server's default source."),
-            ParameterSpec("sampleRate", .integer(range: 8000...192_000), default: 16000,
-                          doc: "Sample rate in Hz to capture at (the sound server converts)."),
-            ParameterSpec("channels", .integer(range: 1...8), default: 1,
-                          doc: "Channels to capture (the sound server mixes or splits)."),
-            ParameterSpec("blockMs", .integer(range: 10...200), default: 20,
-                          doc: "Milliseconds of audio per buffer sent downstream (also the longest a stop waits)."),
+            sampleRate.spec,
+            channels.spec,
+            blockMs.spec,
             ParameterSpec("server", .string,
                           doc: "Sound server address (`unix:/path/native`, `tcp:host:4713`). Default: "
                               + "`PULSE_SERVER`, else the user's session."),
@@ -42,8 +46,8 @@ public final class MicSourceNode: SourceNode {
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
-        format = AudioFormat(sampleRate: configuration.int("sampleRate") ?? 16000,
-                             channels: configuration.int("channels") ?? 1)
+        format = AudioFormat(sampleRate: configuration[Self.sampleRate],
+                             channels: configuration[Self.channels])
         device = configuration.string("device")
         server = configuration.string("server")
         if device?.isEmpty == true {
@@ -54,7 +58,7 @@ public final class MicSourceNode: SourceNode {
             throw configuration.error("server must not be empty; leave it out for the default server",
                                       parameter: "server")
         }
-        blockFrames = max(1, format.sampleRate * (configuration.int("blockMs") ?? 20) / 1000)
+        blockFrames = max(1, format.sampleRate * configuration[Self.blockMs] / 1000)
         scratch = []
     }
 

@@ -5,6 +5,19 @@ import Foundation
 /// once a second so that even a killed process leaves a playable file, and the file is closed (finalized) on
 /// end of stream, on SIGINT, and when another node fails.
 public final class WavSinkNode: AudioNode {
+    /// `format`: a container, or `auto` (from the file extension).
+    enum ContainerChoice: String, CaseIterable, Sendable {
+        case auto, wav, flac, ogg
+
+        /// The container asked for; nil for `auto`.
+        var container: SoundFileContainer? { SoundFileContainer(rawValue: rawValue) }
+    }
+
+    static let format = Parameter.choice("format", default: ContainerChoice.auto,
+                                         doc: "Container; auto picks it from the file extension (.wav, .flac, .ogg).")
+    static let sampleFormat = Parameter.choice("sampleFormat", default: SoundFileSampleFormat.pcm16,
+                                               doc: "Sample encoding (float is WAV only; OGG is always Vorbis).")
+
     public static let descriptor = NodeDescriptor(
         type: "wav-sink",
         summary: "Writes audio to a WAV, FLAC or OGG/Vorbis file.",
@@ -12,10 +25,8 @@ public final class WavSinkNode: AudioNode {
         parameters: [
             ParameterSpec("path", .path(.output), required: true,
                           doc: "The file to write, relative to the config file. Its folder is created if missing."),
-            ParameterSpec("format", .choice(["auto"] + SoundFileContainer.allCases.map(\.rawValue)), default: "auto",
-                          doc: "Container; auto picks it from the file extension (.wav, .flac, .ogg)."),
-            ParameterSpec("sampleFormat", .choice(SoundFileSampleFormat.allCases.map(\.rawValue)), default: "pcm16",
-                          doc: "Sample encoding (float is WAV only; OGG is always Vorbis)."),
+            format.spec,
+            sampleFormat.spec,
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [],
@@ -29,8 +40,9 @@ public final class WavSinkNode: AudioNode {
 
     public init(configuration: NodeConfiguration) throws {
         let path = configuration.path("path")!
-        let format = configuration.string("format") ?? "auto"
-        if format == "auto" {
+        if let container = configuration[Self.format].container {
+            self.container = container
+        } else {
             let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
             guard let container = SoundFileContainer(pathExtension: ext) else {
                 let what = ext.isEmpty ? "the file name has no extension" : "unknown extension \".\(ext)\""
@@ -38,10 +50,8 @@ public final class WavSinkNode: AudioNode {
                                           parameter: "path")
             }
             self.container = container
-        } else {
-            container = SoundFileContainer(rawValue: format)!
         }
-        sampleFormat = SoundFileSampleFormat(rawValue: configuration.string("sampleFormat") ?? "pcm16")!
+        sampleFormat = configuration[Self.sampleFormat]
         if sampleFormat == .float && container != .wav {
             throw configuration.error("sampleFormat float is only available for WAV", parameter: "sampleFormat")
         }

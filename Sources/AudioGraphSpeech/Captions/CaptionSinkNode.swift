@@ -37,6 +37,29 @@ public final class CaptionSinkNode: AudioNode {
         }
     }
 
+    /// `stream`: where live captions go.
+    enum Stream: String, CaseIterable, Sendable {
+        case stdout, stderr
+    }
+
+    static let format = Parameter.choice(
+        "format", default: Format.live,
+        doc: "live: the terminal (stdout or stderr); srt, webvtt: subtitle files; json: the "
+            + "transcript as one document (utterances with words, times, confidence, language, session id); "
+            + "txt: each utterance's text on a line.")
+    static let maxLineLength = Parameter.integer(
+        "maxLineLength", range: 20...80, default: 42,
+        doc: "Characters per caption line; lines break between words (a longer word sits alone on its line).")
+    static let maxLines = Parameter.integer("maxLines", range: 1...3, default: 2, doc: "Lines per cue.")
+    static let maxCueSeconds = Parameter.number("maxCueSeconds", range: 1...20, default: 7,
+                                                doc: "Longest time a cue stays on screen.")
+    static let minCueSeconds = Parameter.number(
+        "minCueSeconds", range: 0...5, default: 1,
+        doc: "Shortest time a cue stays on screen, where the next cue leaves room (at most maxCueSeconds).")
+    static let stream = Parameter.choice(
+        "stream", default: Stream.stdout,
+        doc: "Where live captions go; use stderr with `audiograph run --events jsonl`. Live only.")
+
     public static let descriptor = NodeDescriptor(
         type: "caption-sink",
         summary: "Shows captions live on the terminal or writes them to an SRT, WebVTT or JSON file. Files take "
@@ -44,20 +67,14 @@ public final class CaptionSinkNode: AudioNode {
             + "on a terminal and print finals as plain lines otherwise.",
         category: .sink,
         parameters: [
-            ParameterSpec("format", .choice(Format.allCases.map(\.rawValue)), default: "live",
-                          doc: "live: the terminal (stdout or stderr); srt, webvtt: subtitle files; json: the "
-                            + "transcript as one document (utterances with words, times, confidence, language, session id); "
-                            + "txt: each utterance's text on a line."),
+            format.spec,
             ParameterSpec("path", .path(.output),
                           doc: "The file to write, for srt, webvtt, json and txt (not live). Its folder is created if missing."),
-            ParameterSpec("maxLineLength", .integer(range: 20...80), default: 42,
-                          doc: "Characters per caption line; lines break between words (a longer word sits alone on its line)."),
-            ParameterSpec("maxLines", .integer(range: 1...3), default: 2, doc: "Lines per cue."),
-            ParameterSpec("maxCueSeconds", .number(range: 1...20), default: 7, doc: "Longest time a cue stays on screen."),
-            ParameterSpec("minCueSeconds", .number(range: 0...5), default: 1,
-                          doc: "Shortest time a cue stays on screen, where the next cue leaves room (at most maxCueSeconds)."),
-            ParameterSpec("stream", .choice(["stdout", "stderr"]), default: "stdout",
-                          doc: "Where live captions go; use stderr with `audiograph run --events jsonl`. Live only."),
+            maxLineLength.spec,
+            maxLines.spec,
+            maxCueSeconds.spec,
+            minCueSeconds.spec,
+            stream.spec,
         ],
         inputs: [.init(requires: [.transcript])],
         outputs: [],
@@ -84,7 +101,7 @@ public final class CaptionSinkNode: AudioNode {
     init(configuration: NodeConfiguration, live: (style: LiveCaptionRenderer.Style, write: (String) -> Void)?) throws {
         self.configuration = configuration
         liveOverride = live
-        format = Format(rawValue: configuration.string("format") ?? "live") ?? .live
+        format = configuration[Self.format]
         let path = configuration.path("path")
         switch format {
         case .live:
@@ -101,13 +118,13 @@ public final class CaptionSinkNode: AudioNode {
             }
         }
         self.path = path
-        let maxCue = configuration.double("maxCueSeconds") ?? 7
-        let minCue = configuration.double("minCueSeconds") ?? 1
+        let maxCue = configuration[Self.maxCueSeconds]
+        let minCue = configuration[Self.minCueSeconds]
         if minCue > maxCue {
             throw configuration.error("minCueSeconds (\(minCue)) is longer than maxCueSeconds (\(maxCue))",
                                       parameter: "minCueSeconds")
         }
-        rules = CueRules(maxLineLength: configuration.int("maxLineLength") ?? 42, maxLines: configuration.int("maxLines") ?? 2,
+        rules = CueRules(maxLineLength: configuration[Self.maxLineLength], maxLines: configuration[Self.maxLines],
                          maxCueSeconds: maxCue, minCueSeconds: minCue)
         builder = CueBuilder(rules: rules)
         language = configuration.session.captionLanguage
@@ -121,7 +138,7 @@ public final class CaptionSinkNode: AudioNode {
             if let liveOverride {
                 renderer = LiveCaptionRenderer(style: liveOverride.style, write: liveOverride.write)
             } else {
-                let stream: TerminalScreen.Stream = configuration.string("stream") == "stderr" ? .standardError : .standardOutput
+                let stream: TerminalScreen.Stream = configuration[Self.stream] == .stderr ? .standardError : .standardOutput
                 renderer = LiveCaptionRenderer(screen: .shared, stream: stream)
             }
         case .srt: try open(SRTWriter())

@@ -12,6 +12,25 @@ public enum PocketSphinxEngine {
     public static let defaultDictionary = defaultModelFolder + "/cmudict-en-us.dict"
 
     /// pocketsphinx's own parameters, set on the recognizer node beside its common ones.
+    /// `finalPass`: where a final result comes from.
+    enum FinalPass: String, CaseIterable, Sendable {
+        /// Each utterance re-decoded whole (pocketsphinx_batch's accuracy).
+        case utterance
+        /// The live pass's result.
+        case streaming
+    }
+
+    static let modelLanguage = Parameter.choice("modelLanguage", among: SessionSettings.supportedLanguages,
+                                                default: "en-US", doc: "The language of the models given with hmm/lm/dict.")
+    static let finalPass = Parameter.choice(
+        "finalPass", default: FinalPass.utterance,
+        doc: "utterance re-decodes each utterance whole for its final (pocketsphinx_batch's accuracy); "
+            + "streaming keeps the live pass's result (less CPU, weaker first words).")
+    static let maxActiveHMMs = Parameter.integer(
+        "maxActiveHMMs", range: 100...100_000, default: 4000,
+        doc: "At most this many HMMs searched per frame in the whole-utterance final pass (its -maxhmmpf); "
+            + "4000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words.")
+
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("hmm", .path(.inputFolder), doc: "Acoustic model folder (default: Debian's en-US)."),
         ParameterSpec("lm", .path(.input), doc: "Language model (default: Debian's en-us.lm.bin)."),
@@ -19,14 +38,9 @@ public enum PocketSphinxEngine {
         ParameterSpec("keyphrase", .string, doc: "Spot this phrase instead of full recognition."),
         ParameterSpec("kwsThreshold", .number(range: 1e-50...1), doc: "Keyphrase detection threshold."),
         ParameterSpec("grammar", .path(.input), doc: "A JSGF grammar to recognize instead of the language model."),
-        ParameterSpec("modelLanguage", .choice(SessionSettings.supportedLanguages), default: "en-US",
-                      doc: "The language of the models given with hmm/lm/dict."),
-        ParameterSpec("finalPass", .choice(["utterance", "streaming"]), default: "utterance",
-                      doc: "utterance re-decodes each utterance whole for its final (pocketsphinx_batch's accuracy); "
-                          + "streaming keeps the live pass's result (less CPU, weaker first words)."),
-        ParameterSpec("maxActiveHMMs", .integer(range: 100...100_000), default: 4000,
-                      doc: "At most this many HMMs searched per frame in the whole-utterance final pass (its -maxhmmpf); "
-                          + "4000 decoded the test speech 1.7x faster than pocketsphinx's 30000 with the same words."),
+        modelLanguage.spec,
+        finalPass.spec,
+        maxActiveHMMs.spec,
     ]
 
     public static let engine = RecognizerEngine(
@@ -35,7 +49,7 @@ public enum PocketSphinxEngine {
         parameters: parameters,
         capabilities: { options in
             RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
-                                   languages: [options.parameters["modelLanguage"]?.stringValue ?? "en-US"],
+                                   languages: [modelLanguage.value(in: options.parameters)],
                                    sampleRate: 16000)
         },
         validate: { options in _ = try ModelFiles(options) },
@@ -62,8 +76,8 @@ public enum PocketSphinxEngine {
             keyphrase = p["keyphrase"]?.stringValue
             grammar = p["grammar"]?.stringValue
             keywordThreshold = p["kwsThreshold"]?.doubleValue
-            wholeUtteranceFinal = (p["finalPass"]?.stringValue ?? "utterance") == "utterance"
-            maxActiveHMMs = p["maxActiveHMMs"]?.intValue ?? 4000
+            wholeUtteranceFinal = PocketSphinxEngine.finalPass.value(in: p) == .utterance
+            maxActiveHMMs = PocketSphinxEngine.maxActiveHMMs.value(in: p)
             if keyphrase != nil && grammar != nil {
                 throw options.node.error("give either keyphrase or grammar, not both", parameter: "grammar")
             }

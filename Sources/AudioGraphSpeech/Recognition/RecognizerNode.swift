@@ -28,26 +28,44 @@ import Foundation
 /// Control: `stopTranscription` ends the current utterance (its final is emitted) and ignores audio until
 /// `startTranscription`; `flush` ends the current utterance.
 public final class RecognizerNode: AudioNode {
+    /// `partials`: when partial hypotheses are taken.
+    enum PartialsMode: String, CaseIterable, Sendable {
+        /// When the graph runs in real time.
+        case auto
+        case on
+        case off
+    }
+
+    static let engineName = Parameter.string(
+        "engine", default: RecognizerEngines.auto,
+        doc: "Recognizer engine: auto (the first of " + RecognizerEngines.autoPreference.joined(separator: ", ")
+            + " that is installed), or an engine's name; plugins and embedders register more. "
+            + "Each engine takes parameters of its own beside these (below).")
+    static let partials = Parameter.choice(
+        "partials", default: PartialsMode.auto,
+        doc: "Partial hypotheses while speech goes on: auto gives them when the graph runs in real time (a "
+            + "microphone, a file played at 1x) and skips them for batch jobs, where they would cost a second decode.")
+    static let partialIntervalMs = Parameter.integer(
+        "partialIntervalMs", range: 0...10_000, default: 250,
+        doc: "How often a partial hypothesis is taken while speech goes on, in ms of audio; 0 for finals only.")
+    static let silenceMs = Parameter.integer("silenceMs", range: 100...10_000, default: 1000,
+                                             doc: "With no VAD upstream: silence that ends an utterance.")
+    static let maxUtteranceSeconds = Parameter.number(
+        "maxUtteranceSeconds", range: 1...600, default: 30,
+        doc: "An utterance longer than this is cut (a final is emitted) and a new one begins.")
+
     public static let descriptor = NodeDescriptor(
         type: "recognizer",
         summary: "Speech recognition with a swappable engine (pocketsphinx built in); partial and final transcripts with word times.",
         category: .filter,
         parameters: [
-            ParameterSpec("engine", .string, default: .string(RecognizerEngines.auto),
-                          doc: "Recognizer engine: auto (the first of " + RecognizerEngines.autoPreference.joined(separator: ", ")
-                              + " that is installed), or an engine's name; plugins and embedders register more. "
-                              + "Each engine takes parameters of its own beside these (below)."),
+            engineName.spec,
             ParameterSpec("language", .choice(SessionSettings.supportedLanguages),
                           doc: "Caption language code; defaults to the session's captionLanguage. The engine must support it."),
-            ParameterSpec("partials", .choice(["auto", "on", "off"]), default: "auto",
-                          doc: "Partial hypotheses while speech goes on: auto gives them when the graph runs in real time (a "
-                              + "microphone, a file played at 1x) and skips them for batch jobs, where they would cost a second decode."),
-            ParameterSpec("partialIntervalMs", .integer(range: 0...10_000), default: 250,
-                          doc: "How often a partial hypothesis is taken while speech goes on, in ms of audio; 0 for finals only."),
-            ParameterSpec("silenceMs", .integer(range: 100...10_000), default: 1000,
-                          doc: "With no VAD upstream: silence that ends an utterance."),
-            ParameterSpec("maxUtteranceSeconds", .number(range: 1...600), default: 30,
-                          doc: "An utterance longer than this is cut (a final is emitted) and a new one begins."),
+            partials.spec,
+            partialIntervalMs.spec,
+            silenceMs.spec,
+            maxUtteranceSeconds.spec,
         ],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.transcript], forwardsInput: false)],
@@ -62,7 +80,7 @@ public final class RecognizerNode: AudioNode {
     private var options: RecognizerOptions
     public let capabilities: RecognizerCapabilities
     private let partialInterval: Int
-    private let partialsMode: String
+    private let partialsMode: PartialsMode
     private let silenceMs: Int
     private let maxUtteranceFrames: Int64
 
@@ -83,7 +101,7 @@ public final class RecognizerNode: AudioNode {
 
     public init(configuration: NodeConfiguration) throws {
         self.configuration = configuration
-        let name = configuration.string("engine") ?? RecognizerEngines.auto
+        let name = configuration[Self.engineName]
         guard let choice = RecognizerEngines.choose(name) else { throw RecognizerEngines.unknownEngine(name, in: configuration) }
         engine = choice.engine
         autoReason = choice.reason
@@ -108,11 +126,11 @@ public final class RecognizerNode: AudioNode {
                              node: configuration.id)
         }
         try engine.validate(options)
-        partialInterval = (configuration.int("partialIntervalMs") ?? 250) * capabilities.sampleRate / 1000
-        partialsMode = configuration.string("partials") ?? "auto"
-        options.wantsPartials = partialInterval > 0 && capabilities.partialResults && partialsMode != "off"
-        silenceMs = configuration.int("silenceMs") ?? 1000
-        maxUtteranceFrames = Int64((configuration.double("maxUtteranceSeconds") ?? 30) * Double(capabilities.sampleRate))
+        partialInterval = configuration[Self.partialIntervalMs] * capabilities.sampleRate / 1000
+        partialsMode = configuration[Self.partials]
+        options.wantsPartials = partialInterval > 0 && capabilities.partialResults && partialsMode != .off
+        silenceMs = configuration[Self.silenceMs]
+        maxUtteranceFrames = Int64(configuration[Self.maxUtteranceSeconds] * Double(capabilities.sampleRate))
         endpointer = SilenceEndpointer(silenceFrames: max(1, silenceMs / 10))
         utterances = UtteranceTracker(sampleRate: capabilities.sampleRate, partialInterval: partialInterval,
                                       wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames)
@@ -131,7 +149,7 @@ public final class RecognizerNode: AudioNode {
         options.verbose = context.options.verbose
         realtime = context.options.realtime
         options.realtime = realtime
-        if partialsMode == "auto" && !context.options.realtime { options.wantsPartials = false }
+        if partialsMode == .auto && !context.options.realtime { options.wantsPartials = false }
         sampleRate = context.inputFormat?.sampleRate ?? capabilities.sampleRate
         ring = AudioRing(capacity: sampleRate * 4)
         endpointerFrame.reserveCapacity(sampleRate / 100)

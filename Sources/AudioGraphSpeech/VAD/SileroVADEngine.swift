@@ -13,13 +13,16 @@ public enum SileroVADEngine {
         WhisperModelLocations.path(ofModel: defaultModelName)
     }
 
+    static let threshold = Parameter.number(
+        "threshold", range: 0.05...0.95, default: 0.5,
+        doc: "Speech probability at which a 32 ms window is speech (it stays speech down to 0.15 "
+            + "below, as silero-vad does). Default 0.5, silero-vad's.")
+
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("model", .path(.input),
                       doc: "A Silero VAD ggml file; default: ggml-silero.bin in the models folder "
                           + "(`audiograph models install silero` puts it there)."),
-        ParameterSpec("threshold", .number(range: 0.05...0.95), default: 0.5,
-                      doc: "Speech probability at which a 32 ms window is speech (it stays speech down to 0.15 "
-                          + "below, as silero-vad does). Default 0.5, silero-vad's."),
+        threshold.spec,
     ]
 
     static func modelPath(_ node: NodeConfiguration) -> String {
@@ -65,7 +68,7 @@ public enum SileroVADEngine {
             guard let model = SileroVADModel(path: path) else {
                 throw modelError(.notSilero("whisper.cpp could not load it"), path, node)
             }
-            return SileroFrameClassifier(model: model, threshold: Float(node.double("threshold") ?? 0.5))
+            return SileroFrameClassifier(model: model, threshold: Float(node[threshold]))
         })
 
     /// Adds the engine to `VADEngines` once (`NodeRegistry.builtins` calls it).

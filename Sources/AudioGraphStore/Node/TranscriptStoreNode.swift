@@ -29,6 +29,9 @@ import Foundation
 /// - **Errors**: a store that cannot be opened or created exits 73 (naming the path, or the URL with its
 ///   password masked); a failed write exits 74. Both `path` and `store`: a config error (exit 65).
 public final class TranscriptStoreNode: AudioNode {
+    static let url = Parameter.string("url", default: "",
+        doc: "Recorded as the session's `url` (for example where its recording is kept).")
+
     public static let descriptor = NodeDescriptor(
         type: "transcript-store",
         summary: "Keeps final transcripts in a SQLite store (WAL) or a PostgreSQL database for `audiograph transcripts` "
@@ -44,8 +47,7 @@ public final class TranscriptStoreNode: AudioNode {
                           doc: "Where the store is, as `--store` takes it: a postgres:// (or postgresql://) URL, "
                             + "postgres://user:password@host:5432/database, for a PostgreSQL database shared by several "
                             + "machines (no transcript JSON files then), or a SQLite path. Give path or store, not both."),
-            ParameterSpec("url", .string, default: "",
-                          doc: "Recorded as the session's `url` (for example where its recording is kept)."),
+            url.spec,
         ],
         inputs: [.init(requires: [.transcript])],
         outputs: [],
@@ -146,7 +148,7 @@ public final class TranscriptStoreNode: AudioNode {
         let startTime = now()
         do {
             sessionKey = try store.createSession(NewSession(sessionID: sessionID, roomName: configuration.session.room ?? "",
-                                                            url: configuration.string("url") ?? "", startTime: startTime,
+                                                            url: configuration[Self.url], startTime: startTime,
                                                             participants: configuration.session.effectiveParticipants,
                                                             workItem: configuration.session.workItem))
         } catch {

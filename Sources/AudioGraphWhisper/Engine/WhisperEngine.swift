@@ -9,29 +9,40 @@ public enum WhisperEngine {
     /// `model` has no JSON default on purpose: the default file is found at run time (the models folder of the
     /// environment that runs), and a missing default model must fail with exit 69 and the install command, not as
     /// a missing input file.
+    static let packing = Parameter.choice(
+        "packing", default: WhisperSettings.Packing.auto,
+        doc: "Pack consecutive utterances into shared 30 s windows and decode each window once "
+            + "(auto and on: when the graph does not run in real time; off: a window per utterance). Default auto.")
+    static let noSpeechThreshold = Parameter.number(
+        "noSpeechThreshold", range: 0...1, default: 0.6,
+        doc: "An utterance whose no-speech probability is above this and whose average token "
+            + "log-probability is below logProbThreshold is dropped as silence. Default 0.6 (OpenAI's transcribe).")
+    static let logProbThreshold = Parameter.number("logProbThreshold", range: -20...0, default: -1,
+                                                   doc: "See noSpeechThreshold. Default -1 (OpenAI's transcribe).")
+    static let compressionRatioThreshold = Parameter.number(
+        "compressionRatioThreshold", range: 1...100, default: 2.4,
+        doc: "Text that compresses better than this (zlib, bytes in over bytes out) is a repetition "
+            + "loop and is dropped. Default 2.4 (OpenAI's transcribe).")
+    /// No JSON default: the default is the machine's active cores (`WhisperSettings.defaultThreads`).
+    static let threads = Parameter.integer("threads", range: 1...64,
+                                           doc: "Decoding threads; default: the number of active cores.")
+    static let beamSize = Parameter.integer(
+        "beamSize", range: 1...16, doc: "Beam search with this many beams; absent (the default): greedy decoding, faster.")
+    static let initialPrompt = Parameter.string(
+        "initialPrompt", doc: "Text given to the decoder before each utterance (names, spelling, style); default none.")
+
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("model", .path(.model),
                       doc: "A whisper.cpp ggml model file; default: ggml-tiny.en.bin in the models folder "
                           + "($AUDIOGRAPH_MODELS_DIR, else $XDG_DATA_HOME/audiograph/models, else ~/.local/share/audiograph/models; "
                           + "`audiograph models install tiny.en` puts it there)."),
-        ParameterSpec("threads", .integer(range: 1...64),
-                      doc: "Decoding threads; default: the number of active cores."),
-        ParameterSpec("beamSize", .integer(range: 1...16),
-                      doc: "Beam search with this many beams; absent (the default): greedy decoding, faster."),
-        ParameterSpec("packing", .choice(WhisperSettings.Packing.allCases.map(\.rawValue)), default: "auto",
-                      doc: "Pack consecutive utterances into shared 30 s windows and decode each window once "
-                          + "(auto and on: when the graph does not run in real time; off: a window per utterance). Default auto."),
-        ParameterSpec("noSpeechThreshold", .number(range: 0...1), default: .number(WhisperSettings.defaultNoSpeechThreshold),
-                      doc: "An utterance whose no-speech probability is above this and whose average token "
-                          + "log-probability is below logProbThreshold is dropped as silence. Default 0.6."),
-        ParameterSpec("logProbThreshold", .number(range: -20...0), default: .number(WhisperSettings.defaultLogProbThreshold),
-                      doc: "See noSpeechThreshold. Default -1."),
-        ParameterSpec("compressionRatioThreshold", .number(range: 1...100),
-                      default: .number(WhisperSettings.defaultCompressionRatioThreshold),
-                      doc: "Text that compresses better than this (zlib, bytes in over bytes out) is a repetition "
-                          + "loop and is dropped. Default 2.4."),
-        ParameterSpec("initialPrompt", .string,
-                      doc: "Text given to the decoder before each utterance (names, spelling, style); default none."),
+        threads.spec,
+        beamSize.spec,
+        packing.spec,
+        noSpeechThreshold.spec,
+        logProbThreshold.spec,
+        compressionRatioThreshold.spec,
+        initialPrompt.spec,
     ]
 
     /// The languages a model file can caption: en-US and en-GB for English-only (`.en`) models, every supported

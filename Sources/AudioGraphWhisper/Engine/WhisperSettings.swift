@@ -1,8 +1,8 @@
 import AudioGraphCore
 import Foundation
 
-/// The `whisper` engine's own parameters, read from `RecognizerOptions.parameters` (the node validated them
-/// against `WhisperEngine.parameters` and filled in defaults; a missing value falls back to the same default).
+/// The `whisper` engine's own parameters, read from `RecognizerOptions.parameters` through their declarations in
+/// `WhisperEngine` (the node validated them and filled in defaults; a missing value falls back to the same one).
 public struct WhisperSettings: Sendable, Equatable {
     /// When utterances are packed into shared 30 s windows.
     public enum Packing: String, Sendable, CaseIterable {
@@ -26,23 +26,24 @@ public struct WhisperSettings: Sendable, Equatable {
     public var compressionRatioThreshold: Double
     public var initialPrompt: String?
 
-    /// whisper-like defaults (OpenAI's transcribe: no-speech 0.6, log-probability -1, compression ratio 2.4).
-    public static let defaultNoSpeechThreshold = 0.6
-    public static let defaultLogProbThreshold = -1.0
-    public static let defaultCompressionRatioThreshold = 2.4
+    /// whisper-like defaults (OpenAI's transcribe: no-speech 0.6, log-probability -1, compression ratio 2.4), as
+    /// `WhisperEngine` declares them.
+    public static let defaultNoSpeechThreshold = WhisperEngine.noSpeechThreshold.defaultValue
+    public static let defaultLogProbThreshold = WhisperEngine.logProbThreshold.defaultValue
+    public static let defaultCompressionRatioThreshold = WhisperEngine.compressionRatioThreshold.defaultValue
 
     /// The default number of decoding threads: the active cores.
     public static var defaultThreads: Int { max(1, min(64, ProcessInfo.processInfo.activeProcessorCount)) }
 
     public init(_ parameters: JSONObject) {
         model = parameters["model"]?.stringValue ?? WhisperModelLocations.defaultModelPath()
-        threads = parameters["threads"]?.intValue ?? Self.defaultThreads
-        beamSize = parameters["beamSize"]?.intValue
-        packing = parameters["packing"]?.stringValue.flatMap(Packing.init(rawValue:)) ?? .auto
-        noSpeechThreshold = parameters["noSpeechThreshold"]?.doubleValue ?? Self.defaultNoSpeechThreshold
-        logProbThreshold = parameters["logProbThreshold"]?.doubleValue ?? Self.defaultLogProbThreshold
-        compressionRatioThreshold = parameters["compressionRatioThreshold"]?.doubleValue ?? Self.defaultCompressionRatioThreshold
-        initialPrompt = parameters["initialPrompt"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        threads = WhisperEngine.threads.value(in: parameters) ?? Self.defaultThreads
+        beamSize = WhisperEngine.beamSize.value(in: parameters)
+        packing = WhisperEngine.packing.value(in: parameters)
+        noSpeechThreshold = WhisperEngine.noSpeechThreshold.value(in: parameters)
+        logProbThreshold = WhisperEngine.logProbThreshold.value(in: parameters)
+        compressionRatioThreshold = WhisperEngine.compressionRatioThreshold.value(in: parameters)
+        initialPrompt = WhisperEngine.initialPrompt.value(in: parameters).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Whether utterances are packed when the node defers finals.

@@ -289,13 +289,13 @@ enum BatchFixtures {
         return names
     }
 
-    /// `long.wav`: 32 s of the call (a `makeCalls` file repeated), for a worker that reads in real time and must
-    /// still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a 4 s
-    /// file was sometimes done by then).
+    /// `long.wav`: 12 s of the call (a `makeCalls` file three times), for a worker that reads in real time and
+    /// must still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a
+    /// 4 s file was sometimes done by then).
     static func makeLongCall(in dir: TempDirectory) async throws -> String {
         let names = try await makeCalls(1, in: dir)
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                        ["sox", names[0], "long.wav", "repeat", "7"], in: dir)
+                                        ["sox", names[0], "long.wav", "repeat", "2"], in: dir)
         guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
         return "long.wav"
     }
@@ -340,9 +340,9 @@ enum BatchFixtures {
     }
 
     /// Polls `batch status --json` until `condition` holds (true) or 30 s pass (false).
-    static func waitForStatus(in dir: TempDirectory, store: String,
+    static func waitForStatus(in dir: TempDirectory, store: String, timeout: Double = 30,
                               _ condition: ([String: Any]) -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             // A status read takes well under a second; 30 s is a hang (its stacks go into the failure).
             let result = try await Harness.audiograph(["batch", "status", "--store", store, "--json"], in: dir, limit: 30)
@@ -361,7 +361,7 @@ enum BatchFixtures {
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store,
                                                      "--enqueue-only"], in: dir)
         #expect(enqueued.status == 0, "\(enqueued)")
-        // The first worker reads the 32-second file in real time and is killed part way.
+        // The first worker reads the 12-second file in real time and is killed part way.
         let first = try Background(["worker", "--store", store, "--pipeline", "p.json", "--set", "src.realtime=true",
                                     "--lease-seconds", "2", "--jobs", "1"], in: dir)
         #expect(try await waitForStatus(in: dir, store: store) { $0["running"] as? Int == 1 }, "\(first.report())")
@@ -376,7 +376,10 @@ enum BatchFixtures {
         // (--wait) until then, runs the file again, and is stopped with SIGTERM once the queue says done.
         let second = try Background(["worker", "--store", store, "--pipeline", "p.json", "--lease-seconds", "2", "--wait"],
                                     in: dir)
-        #expect(try await waitForStatus(in: dir, store: store) { $0["done"] as? Int == 1 }, "\(second.report())")
+        // The lease runs out, then the whole file is decoded again on a machine that may be busy: more than the
+        // status wait's usual 30 s.
+        #expect(try await waitForStatus(in: dir, store: store, timeout: 120) { $0["done"] as? Int == 1 },
+                "\(second.report())")
         second.signal(SIGTERM)
         let secondExit = try await second.exit()
         #expect(secondExit.status == 0 && !secondExit.signalled, "\(second.report())")

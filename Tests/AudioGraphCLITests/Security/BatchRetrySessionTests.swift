@@ -41,7 +41,7 @@ struct BatchRetrySessionTests {
         let dir = try TempDirectory()
         let store = try SecurityStore(backend, in: dir)
         let alice = try await store.earlierRun(session: "sess-alice", in: dir)
-        // 32 s of call, read in real time: the first worker is always mid-file when it is killed.
+        // 12 s of call, read in real time: the first worker is still mid-file when it is killed.
         let name = try await BatchFixtures.makeLongCall(in: dir)
         try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"sess-alice\"}\n")
         try BatchFixtures.writePipeline(in: dir)
