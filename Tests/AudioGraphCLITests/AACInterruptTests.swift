@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ struct AACInterruptTests {
 
     /// `ffprobe` of a file in `dir`: the container's duration and the stream's sample rate, or nil if ffprobe
     /// cannot read it.
-    static func probe(_ name: String, in dir: TempDirectory) async throws -> (duration: Double, sampleRate: Int, stderr: String)? {
+    static func probe(_ name: String, in dir: TemporaryFolder) async throws -> (duration: Double, sampleRate: Int, stderr: String)? {
         let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
                                            ["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
                                             "stream=sample_rate:format=duration", "-of", "default=noprint_wrappers=1", name],
@@ -55,7 +56,7 @@ struct AACInterruptTests {
 
     @Test("SIGINT during a real-time recording leaves a playable M4A and exits 130")
     func sigintFinalizesTheM4A() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("long.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 30)
         try dir.write("rec.json", Self.liveRecording(input: "long.wav", output: "out/rec.m4a"))
 
@@ -91,7 +92,7 @@ struct AACInterruptTests {
     /// M4A's): the run exits 74 naming the WAV, and the M4A beside it is still finalized.
     @Test("a failure of another node leaves a playable M4A (74)")
     func otherNodeFailureFinalizesTheM4A() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 4)
         try dir.write("both.json", Self.wavAndM4A(input: "in.wav"))
         // dash counts ulimit -f in 512-byte blocks, bash in 1024: 100-200 KB. The 4 s WAV needs 706 KB, the
@@ -110,7 +111,7 @@ struct AACInterruptTests {
     /// `audiograph: <path>: cannot write <path>: File too large`, and no crash.
     @Test("aac-sink failing part way is an I/O error naming the file (74)")
     func sinkWriteFailure() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 20)
         try dir.write("rec.json", """
             {
@@ -136,7 +137,7 @@ struct AACInterruptTests {
     /// An output folder that is a regular file: exit 73 naming the M4A.
     @Test("an unwritable aac-sink path (73)")
     func unwritablePath() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("blocker", "not a folder\n")
         try dir.write("rec.json", Self.liveRecording(input: "in.wav", output: "blocker/rec.m4a")
@@ -150,7 +151,7 @@ struct AACInterruptTests {
     /// A rate AAC cannot code (20 kHz) and 10 channels: the builder inserts a resampler to 22.05 kHz 8 ch.
     @Test("the builder converts what AAC cannot code")
     func formatNegotiation() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("odd.wav", in: dir, sampleRate: 20000, channels: 10, seconds: 0.5)
         try dir.write("rec.json", """
             {

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -53,13 +54,13 @@ enum Harness {
 
     /// Runs `audiograph` with `arguments` in `directory` and waits for it to exit.
     /// `limit`: the seconds before the watchdog kills it (`timeout` unless told).
-    static func audiograph(_ arguments: [String], in directory: TempDirectory, limit: Double = timeout,
+    static func audiograph(_ arguments: [String], in directory: TemporaryFolder, limit: Double = timeout,
                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         try await run(binary(), arguments, in: directory, limit: limit, sourceLocation: sourceLocation)
     }
 
     /// Runs `audiograph` under `/bin/sh` after `prelude` (for example `ulimit -f 8`).
-    static func audiograph(_ arguments: [String], in directory: TempDirectory, shellPrelude prelude: String,
+    static func audiograph(_ arguments: [String], in directory: TemporaryFolder, shellPrelude prelude: String,
                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         let script = prelude + "; exec \"$0\" \"$@\""
         return try await run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, try binary().path] + arguments,
@@ -68,7 +69,7 @@ enum Harness {
 
     /// Runs `executable` with `arguments` in `directory` (and `environment`, else this process's) and waits for
     /// it to exit.
-    static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
+    static func run(_ executable: URL, _ arguments: [String], in directory: TemporaryFolder,
                     environment: [String: String]? = nil, limit: Double = timeout,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         let name = UUID().uuidString
@@ -191,7 +192,7 @@ enum Harness {
     ///
     /// `until`: wait further, until the event lines so far satisfy it, before the SIGINT (a condition instead of
     /// a time, e.g. "a level event at stream time 0.7 s").
-    static func interruptedRun(_ config: String, in directory: TempDirectory,
+    static func interruptedRun(_ config: String, in directory: TemporaryFolder,
                                until condition: (@Sendable ([String]) -> Bool)? = nil) async throws -> InterruptedRun {
         let process = Process()
         process.executableURL = try binary()
@@ -228,7 +229,7 @@ enum Harness {
 
     /// Writes a sine WAV with sox: `sox -n -r RATE -c CHANNELS NAME synth SECONDS sine 440 vol 0.5`.
     @discardableResult
-    static func makeWAV(_ name: String, in directory: TempDirectory, sampleRate: Int = 44100, channels: Int = 2,
+    static func makeWAV(_ name: String, in directory: TemporaryFolder, sampleRate: Int = 44100, channels: Int = 2,
                         seconds: Double = 1) async throws -> URL {
         let result = try await run(URL(fileURLWithPath: "/usr/bin/env"),
                                    ["sox", "-n", "-r", "\(sampleRate)", "-c", "\(channels)", name,
@@ -237,18 +238,8 @@ enum Harness {
         return directory.url.appendingPathComponent(name)
     }
 
-    /// Polls `condition` every 20 ms until it holds (true) or `timeout` seconds pass (false).
-    static func waitUntil(timeout: Double = 45, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
     /// `soxi -D`, `-r` or `-c` of a file, as a number.
-    static func soxi(_ flag: String, _ path: String, in directory: TempDirectory) async throws -> Double {
+    static func soxi(_ flag: String, _ path: String, in directory: TemporaryFolder) async throws -> Double {
         let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["soxi", flag, path], in: directory)
         guard result.status == 0, let value = Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw HarnessError("soxi \(flag) \(path) failed (\(result.status)): \(result.stderr)")
@@ -329,40 +320,6 @@ struct CLIResult: Sendable, CustomStringConvertible {
     var description: String {
         "audiograph \(arguments.joined(separator: " ")) -> \(signalled ? "signal" : "exit") \(status)\n"
             + "stdout:\n\(stdout)\nstderr:\n\(stderr)"
-    }
-}
-
-/// A fresh folder per test, removed when the value goes away.
-final class TempDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("audiograph-cli-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    var path: String { url.path }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
-
-    /// Writes `text` to `name` and returns its path.
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        return file.path
-    }
-
-    func read(_ name: String) throws -> String {
-        try String(contentsOfFile: path(name), encoding: .utf8)
     }
 }
 

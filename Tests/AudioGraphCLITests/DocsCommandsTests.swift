@@ -22,6 +22,7 @@
 // the server its check started. Commands that run until stopped (`audiograph serve`, `audiograph run` with a
 // `serve` block) are started, their "audiograph: serving http://" line awaited on stderr, `GET /health` asked,
 // then sent SIGINT.
+import AudioGraphTestKit
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -509,12 +510,12 @@ struct DocsCommandsTests {
 
 /// A temp folder laid out like the repository for the documented commands (see the top of this file).
 final class DocsWorkspace: @unchecked Sendable {
-    let directory: TempDirectory
+    let directory: TemporaryFolder
     /// The environment commands run with (`PATH` finds the built `audiograph`; `TOKEN` once one was made).
     var environment: [String: String]
 
     init() async throws {
-        directory = try TempDirectory()
+        directory = try TemporaryFolder()
         let files = FileManager.default
         try Self.copyExamples(to: directory.url.appendingPathComponent("examples"))
         for (name, text) in DocsCommands.savedFiles { try directory.write(name, text) }

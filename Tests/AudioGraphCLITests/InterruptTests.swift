@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct InterruptTests {
     @Test("SIGINT during a real-time run finalizes the WAV and exits 130")
     func sigintFinalizesOutputs() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("long.wav", in: dir, sampleRate: 16000, channels: 1, seconds: 30)
         try dir.write("live.json", Configs.live(input: "long.wav", output: "out/live.wav"))
 

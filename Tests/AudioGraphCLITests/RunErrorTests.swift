@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ struct RunErrorTests {
 
     @Test("invalid JSON names file, line and column (65)")
     func invalidJSON() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("bad.json", "{\n  \"version\": 1,\n  \"nodes\": {,\n}\n")
         for command in ["run", "validate"] {
             let result = try await Harness.audiograph([command, "bad.json"], in: dir)
@@ -21,7 +22,7 @@ struct RunErrorTests {
 
     @Test("an unknown node type names nodes.<id>.type and suggests the closest (65)")
     func unknownNodeType() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("typo.json", Configs.levels().replacingOccurrences(of: "\"level-meter\"", with: "\"level-metre\""))
         let result = try await Harness.audiograph(["run", "typo.json"], in: dir)
@@ -32,7 +33,7 @@ struct RunErrorTests {
 
     @Test("a parameter of the wrong type names its JSON path (65)")
     func wrongParameterType() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("wrong.json", Configs.levels().replacingOccurrences(of: "\"sampleRate\": 16000",
                                                                           with: "\"sampleRate\": \"fast\""))
@@ -43,7 +44,7 @@ struct RunErrorTests {
 
     @Test("a wrong-type --set override names the parameter (65)")
     func wrongOverrideType() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("levels.json", Configs.levels())
         let result = try await Harness.audiograph(["run", "levels.json", "--set", "level.intervalMs=often"], in: dir)
@@ -52,7 +53,7 @@ struct RunErrorTests {
 
     @Test("strictFormats rejects a 10-channel file into wav-sink, naming both nodes (65)")
     func strictFormatMismatch() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("ten.wav", in: dir, sampleRate: 8000, channels: 10, seconds: 0.2)
         try dir.write("strict.json", Configs.direct(input: "ten.wav", strictFormats: true))
         for command in ["run", "validate"] {
@@ -67,7 +68,7 @@ struct RunErrorTests {
 
     @Test("build errors print no error event even with --events jsonl (65)")
     func buildErrorWithEvents() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("typo.json", Configs.levels().replacingOccurrences(of: "\"resampler\"", with: "\"resampeler\""))
         let result = try await Harness.audiograph(["run", "typo.json", "--events", "jsonl"], in: dir)
@@ -78,14 +79,14 @@ struct RunErrorTests {
 
     @Test("a missing config file (66)", arguments: ["run", "validate"])
     func missingConfigFile(_ command: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph([command, "nope.json"], in: dir)
         expectError(result, exit: 66, at: "nope.json")
     }
 
     @Test("a file-source path that does not exist names nodes.src.path (66)")
     func missingSourceFile() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels(input: "missing.wav"))
         for command in ["run", "validate"] {
             let result = try await Harness.audiograph([command, "levels.json"], in: dir)
@@ -99,7 +100,7 @@ struct RunErrorTests {
 
     @Test("a plugin the config names that is missing exits 66, one that is not a plugin 69, naming plugins[i]")
     func pluginsMissingOrRefused() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("plugins.json", Configs.direct(input: "in.wav", extraTopLevel: "\n  \"plugins\": [\"x.so\"],"))
         for command in ["run", "validate"] {
@@ -118,7 +119,7 @@ struct RunErrorTests {
 
     @Test("a wav-sink whose folder is a regular file (73)")
     func outputFolderIsAFile() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("blocker", "not a folder\n")
         try dir.write("blocked.json", Configs.direct(input: "in.wav", output: "blocker/out.wav"))
@@ -133,7 +134,7 @@ struct RunErrorTests {
 
     @Test("a run-time failure with --events jsonl prints one error event (73)")
     func outputFailureEvent() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("blocker", "not a folder\n")
         try dir.write("blocked.json", Configs.direct(input: "in.wav", output: "blocker/out.wav"))
@@ -155,7 +156,7 @@ struct RunErrorTests {
     /// create its file and then fail part way: a real I/O error, provoked deterministically.
     @Test("a write that fails part way (file size limit) exits 74")
     func writeFailsPartWay() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 2)
         try dir.write("levels.json", Configs.levels())
         // dash counts ulimit -f in 512-byte blocks, bash in 1024: 4-8 KB, far below the 64 KB output.

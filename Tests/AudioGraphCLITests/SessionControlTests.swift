@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -46,19 +47,17 @@ struct SessionControlTests {
         }
 
         private func poll(_ what: String, timeout: Double = 120, _ condition: () -> Bool) async -> Bool {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(5))
+            guard await eventually(timeout: timeout, condition) else {
+                Issue.record("timed out waiting for \(what); stdout so far:\n\(all.joined(separator: "\n"))")
+                return false
             }
-            Issue.record("timed out waiting for \(what); stdout so far:\n\(all.joined(separator: "\n"))")
-            return false
+            return true
         }
     }
 
     @Test("commands through a FIFO are acknowledged, bad ones answered with errors, and stop ends the run")
     func controlThroughAFIFO() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
         // A long real-speech file: goforward ten times over.

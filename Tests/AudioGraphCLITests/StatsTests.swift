@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 /// through the real VAD and pocketsphinx.
 @Suite("audiograph run: --stats and latency events")
 struct StatsTests {
-    static func speechDirectory() throws -> TempDirectory {
-        let dir = try TempDirectory()
+    static func speechDirectory() throws -> TemporaryFolder {
+        let dir = try TemporaryFolder()
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
         let clip = try Data(contentsOf: fixtures.appendingPathComponent("goforward.wav"))

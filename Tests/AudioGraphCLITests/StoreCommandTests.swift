@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -15,7 +16,7 @@ import Darwin
 @Suite("audiograph transcripts / calls (Store)")
 struct StoreCommandTests {
     /// A store with sessions "alpha" (5 transcripts, the first with two utterances) and "beta" (none).
-    private func makeStore(in dir: TempDirectory, at name: String = "store/t.sqlite") throws -> [String] {
+    private func makeStore(in dir: TemporaryFolder, at name: String = "store/t.sqlite") throws -> [String] {
         let store = try SQLiteTranscriptStore(path: dir.path(name))
         defer { store.close() }
         let alpha = try store.createSession(NewSession(sessionID: "alpha", roomName: "lab", url: "https://m/alpha",
@@ -46,7 +47,7 @@ struct StoreCommandTests {
 
     @Test("transcripts list: a page of the session's transcripts, text and --json with the SDK field names")
     func list() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tids = try makeStore(in: dir)
         let text = try await Harness.audiograph(["transcripts", "list", "--session", "alpha", "--store", "store/t.sqlite"], in: dir)
         #expect(text.status == 0, "\(text)")
@@ -83,7 +84,7 @@ struct StoreCommandTests {
 
     @Test("transcripts show: the text with times, and --json with utterances")
     func show() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try makeStore(in: dir)
         let result = try await Harness.audiograph(["transcripts", "show", "alpha-0", "--store", "store/t.sqlite"], in: dir)
         #expect(result.status == 0, "\(result)")
@@ -102,7 +103,7 @@ struct StoreCommandTests {
 
     @Test("calls: every session; --has-transcriptions: the transcribed ones with their transcripts")
     func calls() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let tids = try makeStore(in: dir)
         let all = try await Harness.audiograph(["calls", "--store", "store/t.sqlite", "--json"], in: dir)
         #expect(all.status == 0, "\(all)")
@@ -123,7 +124,7 @@ struct StoreCommandTests {
 
     @Test("the default store: $XDG_DATA_HOME/audiograph/transcripts.sqlite; missing, exit 66 naming it")
     func defaultStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let env = URL(fileURLWithPath: "/usr/bin/env")
         let binary = try Harness.binary().path
         let expectedPath = dir.path("xdg/audiograph/transcripts.sqlite")
@@ -140,7 +141,7 @@ struct StoreCommandTests {
 
     @Test("a missing store is exit 66 naming the path; a file that is not a store is exit 65")
     func storeErrors() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let missing = try await Harness.audiograph(["transcripts", "list", "--session", "a", "--store", "none.sqlite"], in: dir)
         expectError(missing, exit: 66, at: dir.path("none.sqlite"))
         try dir.write("junk.sqlite", String(repeating: "not a database\n", count: 100))
@@ -156,7 +157,7 @@ struct StoreCommandTests {
         ["calls", "--has-transcription"],
     ])
     func usage(arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try makeStore(in: dir, at: "t.sqlite")
         let result = try await Harness.audiograph(arguments + ["--store", "t.sqlite"], in: dir)
         #expect(result.status == 64, "\(result)")
@@ -165,7 +166,7 @@ struct StoreCommandTests {
 
     @Test("transcripts --help and calls --help")
     func help() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let transcripts = try await Harness.audiograph(["transcripts", "--help"], in: dir)
         #expect(transcripts.status == 0 && transcripts.stdout.contains("transcripts show TID"))
         #expect(transcripts.stdout.contains("XDG_DATA_HOME"))
@@ -178,7 +179,7 @@ struct StoreCommandTests {
     // MARK: Real runs
 
     /// The speech fixtures of the speech tests, each followed by 1.5 s of silence so the VAD splits them.
-    private func makeSpeech(_ clips: [String], in dir: TempDirectory) async throws {
+    private func makeSpeech(_ clips: [String], in dir: TemporaryFolder) async throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
         var parts: [String] = []
@@ -222,7 +223,7 @@ struct StoreCommandTests {
 
     /// The utterance texts in the crash test's transcript JSON file, read while the run may still be writing
     /// (nil while there is no transcript yet or the store is busy).
-    private func fileTextsSoFar(in dir: TempDirectory) async -> [String]? {
+    private func fileTextsSoFar(in dir: TemporaryFolder) async -> [String]? {
         guard let store = try? SQLiteTranscriptStore(path: dir.path("out/store.sqlite"), create: false) else { return nil }
         defer { store.close() }
         let request = TranscriptsRequest.Builder().sessionId("crash-test").limit(1).store(store).build()
@@ -246,7 +247,7 @@ struct StoreCommandTests {
 
     @Test("a finished run: its finals are stored, the session has an end time, the CLI lists and shows them")
     func completedRun() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await makeSpeech(["goforward", "cards_005"], in: dir)
         try dir.write("run.json", pipeline(realtime: false))
         let run = try await Harness.audiograph(["run", "run.json", "--events", "jsonl", "--quiet"], in: dir)
@@ -270,7 +271,7 @@ struct StoreCommandTests {
 
     @Test("SIGKILL mid-file: the store opens cleanly and holds every final written before the kill")
     func crashSafety() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await makeSpeech(["goforward", "cards_005", "forever_4", "librivox_0870", "librivox_0890"], in: dir)
         try dir.write("crash.json", pipeline(realtime: true))
 
@@ -307,7 +308,7 @@ struct StoreCommandTests {
         // moment later: the kill waits until the store's last write (the JSON file, after the database) holds
         // every final printed so far, so what is checked is that a crash keeps what was written.
         let written = finals(watcher.linesSoFar())
-        let caughtUp = try await Harness.waitUntil { (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count }
+        let caughtUp = await eventually { (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count }
         #expect(caughtUp, "the store never held the \(written.count) finals printed: \(written)")
         _ = kill(box.process.processIdentifier, SIGKILL)
         let status = try await exit.value

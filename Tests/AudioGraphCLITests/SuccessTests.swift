@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct SuccessTests {
     @Test("run resamples a WAV into a 16 kHz mono WAV of the same duration")
     func runWritesOutput() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 1)
         try dir.write("levels.json", Configs.levels())
 
@@ -23,7 +24,7 @@ struct SuccessTests {
 
     @Test("run --events jsonl prints one level object per line with the contract's fields")
     func runEventsJSONL() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 1)
         try dir.write("levels.json", Configs.levels())
 
@@ -55,7 +56,7 @@ struct SuccessTests {
 
     @Test("run --set overrides a node parameter")
     func runSetOverride() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.5)
         try dir.write("levels.json", Configs.levels())
 
@@ -70,7 +71,7 @@ struct SuccessTests {
 
     @Test("validate prints every node and link with its format")
     func validatePrintsFormats() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, sampleRate: 44100, channels: 2, seconds: 0.2)
         try dir.write("levels.json", Configs.levels())
 
@@ -95,7 +96,7 @@ struct SuccessTests {
 
     @Test("validate marks the resampler it inserts between a 10-channel file and wav-sink")
     func validateAutoInsertedResampler() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("ten.wav", in: dir, sampleRate: 8000, channels: 10, seconds: 0.5)
         try dir.write("ten.json", Configs.direct(input: "ten.wav"))
 
@@ -110,7 +111,7 @@ struct SuccessTests {
 
     @Test("run --dot writes the resolved graph as a digraph; 10 channels become 8")
     func runWritesDot() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("ten.wav", in: dir, sampleRate: 8000, channels: 10, seconds: 0.5)
         try dir.write("ten.json", Configs.direct(input: "ten.wav"))
 
@@ -129,7 +130,7 @@ struct SuccessTests {
 
     @Test("nodes lists the four built-in types")
     func nodesListsBuiltins() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["nodes"], in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.isEmpty, "\(result)")
@@ -141,7 +142,7 @@ struct SuccessTests {
 
     @Test("inspect resampler shows its parameters and defaults")
     func inspectResampler() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["inspect", "resampler"], in: dir)
         #expect(result.status == 0, "\(result)")
         for parameter in ["sampleRate", "channels", "quality"] {
@@ -152,7 +153,7 @@ struct SuccessTests {
 
     @Test("schema prints a JSON Schema")
     func schemaParses() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["schema"], in: dir)
         #expect(result.status == 0, "\(result)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -163,7 +164,7 @@ struct SuccessTests {
 
     @Test("docs nodes prints the node reference")
     func docsNodes() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["docs", "nodes"], in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix("# Node reference"), "\(result)")
@@ -172,7 +173,7 @@ struct SuccessTests {
 
     @Test("--version prints the version")
     func version() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["--version"], in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.wholeMatch(of: /audiograph \d+\.\d+\.\d+\n/) != nil, "\(result)")
@@ -180,7 +181,7 @@ struct SuccessTests {
 
     @Test("--help, -h and help print the overview on stdout", arguments: [["--help"], ["-h"], ["help"]])
     func overviewHelp(_ arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(arguments, in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("USAGE: audiograph"), "\(result)")
@@ -192,7 +193,7 @@ struct SuccessTests {
 
     @Test("run --help, run -h and help run print the run usage", arguments: [["run", "--help"], ["run", "-h"], ["help", "run"]])
     func runHelp(_ arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(arguments, in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("USAGE: audiograph run CONFIG"), "\(result)")

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct UsageErrorTests {
     @Test("no arguments prints the overview on stderr")
     func noArguments() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph([], in: dir)
         #expect(result.status == 64, "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
@@ -15,7 +16,7 @@ struct UsageErrorTests {
 
     @Test("an unknown command suggests the closest one")
     func unknownCommand() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["rn", "levels.json"], in: dir)
         expectError(result, exit: 64, at: "rn")
         #expect(result.stderr.contains("unknown command"), "\(result)")
@@ -24,7 +25,7 @@ struct UsageErrorTests {
 
     @Test("help for an unknown command suggests the closest one")
     func helpUnknownCommand() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["help", "rn"], in: dir)
         expectError(result, exit: 64, at: "rn")
         #expect(result.stderr.contains("did you mean \"run\""), "\(result)")
@@ -32,14 +33,14 @@ struct UsageErrorTests {
 
     @Test("docs with an unknown topic")
     func docsUnknownTopic() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["docs", "params"], in: dir)
         expectError(result, exit: 64, at: "params")
     }
 
     @Test("an unknown option is named, with a suggestion when one is close")
     func unknownOption() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels())
         let bogus = try await Harness.audiograph(["run", "levels.json", "--bogus"], in: dir)
         expectError(bogus, exit: 64, at: "--bogus")
@@ -53,7 +54,7 @@ struct UsageErrorTests {
 
     @Test("run and validate without CONFIG", arguments: ["run", "validate"])
     func missingConfig(_ command: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph([command], in: dir)
         expectError(result, exit: 64, at: nil)
         #expect(result.stderr.contains("missing CONFIG"), "\(result)")
@@ -61,7 +62,7 @@ struct UsageErrorTests {
 
     @Test("an extra positional argument")
     func unexpectedArgument() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["validate", "a.json", "b.json"], in: dir)
         expectError(result, exit: 64, at: "b.json")
         #expect(result.stderr.contains("unexpected argument"), "\(result)")
@@ -69,7 +70,7 @@ struct UsageErrorTests {
 
     @Test("--events with a format other than jsonl")
     func eventsXML() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels())
         let result = try await Harness.audiograph(["run", "levels.json", "--events", "xml"], in: dir)
         expectError(result, exit: 64, at: "--events")
@@ -78,7 +79,7 @@ struct UsageErrorTests {
 
     @Test("--events without a value")
     func eventsWithoutValue() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels())
         let result = try await Harness.audiograph(["run", "levels.json", "--events"], in: dir)
         expectError(result, exit: 64, at: "--events")
@@ -87,7 +88,7 @@ struct UsageErrorTests {
 
     @Test("--set without '='")
     func setWithoutEquals() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels())
         let result = try await Harness.audiograph(["run", "levels.json", "--set", "rs.sampleRate"], in: dir)
         expectError(result, exit: 64, at: "--set rs.sampleRate")
@@ -96,7 +97,7 @@ struct UsageErrorTests {
 
     @Test("--set naming a node the config does not have")
     func setUnknownNode() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("levels.json", Configs.levels())
         let result = try await Harness.audiograph(["validate", "levels.json", "--set", "rss.sampleRate=8000"], in: dir)
         expectError(result, exit: 64, at: "--set rss.sampleRate=8000")
@@ -105,7 +106,7 @@ struct UsageErrorTests {
 
     @Test("inspect with an unknown node type")
     func inspectUnknownType() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["inspect", "resampeler"], in: dir)
         expectError(result, exit: 64, at: "resampeler")
         #expect(result.stderr.contains("unknown node type"), "\(result)")
@@ -114,7 +115,7 @@ struct UsageErrorTests {
 
     @Test("inspect without a type")
     func inspectWithoutType() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["inspect"], in: dir)
         expectError(result, exit: 64, at: nil)
         #expect(result.stderr.contains("missing TYPE"), "\(result)")

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 @testable import AudioGraphIO
@@ -7,11 +8,8 @@ import Testing
 
 /// A fresh temporary directory named `prefix-<UUID>`, removed when `body` returns.
 func withTemporaryFolder<T>(prefix: String, _ body: (String) throws -> T) throws -> T {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url.path)
+    let folder = try TemporaryFolder(prefix: prefix)
+    return try withExtendedLifetime(folder) { try body(folder.path) }
 }
 
 /// Everything `reader` decodes from where it is to the end (interleaved), read `framesPerRead` at a time.

@@ -65,7 +65,7 @@ struct MicrophoneCaptureTests {
         func capturedFrames() -> Int { recorder.buffers.reduce(0) { $0 + $1.frameCount } }
 
         // Capture is live before anything plays.
-        #expect(waitUntil(timeout: 20) { capturedFrames() >= 1600 || run.isFinished }, "no audio from the monitor")
+        #expect(blockingEventually(timeout: 20) { capturedFrames() >= 1600 || run.isFinished }, "no audio from the monitor")
         let player = Process()
         player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         player.arguments = ["paplay", "--device=\(sink.name)", "--volume=65536", Self.speech]
@@ -74,7 +74,7 @@ struct MicrophoneCaptureTests {
         #expect(player.terminationStatus == 0)
         // Half a second of tail after paplay has drained its stream into the sink.
         let atExit = capturedFrames()
-        #expect(waitUntil(timeout: 20) { capturedFrames() >= atExit + 8000 || run.isFinished })
+        #expect(blockingEventually(timeout: 20) { capturedFrames() >= atExit + 8000 || run.isFinished })
         let outcome = try #require(run.cancelAndWait(), "the run did not end after cancel")
         let summary = try outcome.get()
         #expect(summary.interrupted)
@@ -141,7 +141,7 @@ struct MicrophoneCaptureTests {
         let recorder = graph.node("rec")!.instance as! RecordingSinkNode
         let run = BackgroundRun(graph)
         // 10 buffers through a 50 ms consumer take >= 0.5 s, in which the microphone made ~50.
-        #expect(waitUntil(timeout: 30) { recorder.buffers.count >= 10 || run.isFinished })
+        #expect(blockingEventually(timeout: 30) { recorder.buffers.count >= 10 || run.isFinished })
         let outcome = try #require(run.cancelAndWait(), "the run did not end after cancel")
         let summary = try outcome.get()
 
@@ -172,7 +172,7 @@ struct MicrophoneCaptureTests {
             links: "\"mic -> rec\", \"mic -> wav\"")
         let recorder = graph.node("rec")!.instance as! RecordingSinkNode
         let run = BackgroundRun(graph)
-        #expect(waitUntil(timeout: 20) { recorder.buffers.count >= 4 || run.isFinished })
+        #expect(blockingEventually(timeout: 20) { recorder.buffers.count >= 4 || run.isFinished })
         let outcome = try #require(run.cancelAndWait(), "the run did not end after cancel")
         let summary = try outcome.get()
         #expect(summary.interrupted)
@@ -197,7 +197,7 @@ struct MicrophoneCaptureTests {
                 + "\"slow\": {\"type\": \"test-slow-inline\", \"delayMs\": 40}, \"rec\": {\"type\": \"test-recorder\"}",
             links: "\"mic -> slow -> rec\"")
         let run = BackgroundRun(graph)
-        #expect(waitUntil(timeout: 60) { run.warnings.contains { $0.contains("behind") } || run.isFinished },
+        #expect(blockingEventually(timeout: 60) { run.warnings.contains { $0.contains("behind") } || run.isFinished },
                 "\(run.warnings)")
         let outcome = try #require(run.cancelAndWait(), "the run did not end after cancel")
         _ = try outcome.get()

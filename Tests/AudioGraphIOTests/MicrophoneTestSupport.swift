@@ -114,7 +114,7 @@ final class RefusingSoundServer {
         pid = pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines))
         address = "tcp:127.0.0.1:\(port)"
         let probe = address
-        let answers = waitUntil(timeout: 15) {
+        let answers = blockingEventually(timeout: 15) {
             do throws(MicrophoneError) {
                 try MicrophoneAccess.check(server: probe)
                 return true
@@ -138,7 +138,7 @@ final class RefusingSoundServer {
         guard let pid else { return }
         self.pid = nil
         kill(pid, SIGTERM)
-        waitUntil(timeout: 10) { kill(pid, 0) != 0 }
+        _ = blockingEventually(timeout: 10) { kill(pid, 0) != 0 }
     }
 
     deinit {
@@ -166,16 +166,6 @@ private func freeLoopbackPort() throws -> UInt16 {
     return UInt16(bigEndian: address.sin_port)
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass. Returns whether it held.
-@discardableResult
-func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        Thread.sleep(forTimeInterval: 0.01)
-    }
-    return condition()
-}
 
 /// A graph run on a thread of its own, so the test can feed the microphone and decide when to stop.
 final class BackgroundRun: Sendable {

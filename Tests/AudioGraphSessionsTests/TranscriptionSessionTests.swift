@@ -102,17 +102,6 @@ final class GatedCountingRecognizer: SpeechRecognizer {
         capabilities: { _ in BlockCountingRecognizer().capabilities }, make: { _ in GatedCountingRecognizer() })
 }
 
-/// Waits for a condition with a generous timeout (no sleeps as synchronization: it polls the condition).
-func eventually(_ what: String, timeout: Double = 60, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        guard Date() < deadline else {
-            Issue.record("timed out waiting for \(what)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}
 
 @Suite(.serialized) struct TranscriptionSessionTests {
     static func registry() -> NodeRegistry {

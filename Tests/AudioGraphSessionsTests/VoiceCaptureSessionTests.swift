@@ -53,14 +53,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     func waitFor(_ what: String, _ condition: () async -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(120)
-        while !(await condition()) {
-            guard Date() < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await eventually(what, timeout: 120, condition)
     }
 
     @Test func recordsThenTranscribesAndDeletesTheRecording() async throws {

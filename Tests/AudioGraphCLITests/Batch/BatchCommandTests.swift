@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ struct BatchCommandTests {
 
     @Test("a local batch with --jobs 2 stores every file's transcript once")
     func localBatch() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(6, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         try BatchFixtures.writePipeline(in: dir)
@@ -41,7 +42,7 @@ struct BatchCommandTests {
 
     @Test("a missing file fails with its error, the others are done, exit 75")
     func missingFile() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         try dir.write("m.jsonl", """
             {"path": "\(names[0])", "session": "first", "room": "lab"}
@@ -73,7 +74,7 @@ struct BatchCommandTests {
         ("{\"path\": \"a/x.wav\"}\n{\"path\": \"b/x.wav\"}\n", "m.jsonl:2", "session \"x\""),
     ])
     func badManifest(text: String, location: String, message: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("m.jsonl", text)
         try BatchFixtures.writePipeline(in: dir)
         let result = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json"], in: dir)
@@ -83,7 +84,7 @@ struct BatchCommandTests {
 
     @Test("missing manifest or pipeline exits 66; a pipeline without one file-source exits 65")
     func missingInputs() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("m.jsonl", "{\"path\": \"a.wav\"}\n")
         try BatchFixtures.writePipeline(in: dir)
         expectError(try await Harness.audiograph(["batch", "none.jsonl", "--pipeline", "p.json"], in: dir),
@@ -101,14 +102,14 @@ struct BatchCommandTests {
 
     @Test("Ctrl-C takes no new files, lets the running one finish, exits 130")
     func interrupted() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(3, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n"))
         try BatchFixtures.writePipeline(in: dir)
         let batch = try BatchFixtures.Background(["batch", "m.jsonl", "--pipeline", "p.json", "--jobs", "1",
                                                   "--set", "src.realtime=true", "--json"], in: dir)
         // The first file is running once its session row is in the store.
-        let started = try await Harness.waitUntil {
+        let started = await eventually {
             FileManager.default.fileExists(atPath: dir.path("t.sqlite"))
                 && ((try? BatchFixtures.storeCounts(dir.path("t.sqlite")).count) ?? 0) >= 1
         }
@@ -126,7 +127,7 @@ struct BatchCommandTests {
     @Test("--enqueue-only, twice, then worker drains the queue; batch status counts",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func enqueueThenWork() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(3, in: dir)
         try dir.write("m.jsonl", (names.map { "{\"path\": \"\($0)\"}" } + ["{\"path\": \"gone.wav\"}"]).joined(separator: "\n"))
         try BatchFixtures.writePipeline(in: dir, store: "elsewhere.sqlite")
@@ -162,7 +163,7 @@ struct BatchCommandTests {
     @Test("the queue carries the pipeline: a worker without --pipeline, elsewhere, drains a queue enqueued with one",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func workerWithoutPipeline() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         // One file: the pipeline's wav-sink has a fixed path, which a batch of several files refuses.
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
@@ -180,7 +181,7 @@ struct BatchCommandTests {
         #expect(enqueued.status == 0, "\(enqueued)")
         // The worker runs in another folder, with the config gone: the queue holds the pipeline.
         try FileManager.default.removeItem(atPath: dir.path("cfg/p.json"))
-        let elsewhere = try TempDirectory()
+        let elsewhere = try TemporaryFolder()
         let worker = try await Harness.audiograph(["worker", "--store", dir.path("q.sqlite"), "--jobs", "1"],
                                                   in: elsewhere)
         #expect(worker.status == 0, "\(worker)")
@@ -195,7 +196,7 @@ struct BatchCommandTests {
     @Test("an item enqueued without a pipeline needs worker --pipeline: exit 64 naming the item",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func itemWithoutPipeline() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         try BatchFixtures.writePipeline(in: dir)
         do {
@@ -215,14 +216,14 @@ struct BatchCommandTests {
     @Test("a worker killed mid-file: after its lease expires another worker runs the file again (attempt 2), stored once",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func killedWorker() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await BatchFixtures.killedWorker(store: "q.sqlite", in: dir)
     }
 
     @Test("worker --wait polls until SIGTERM, then exits 0",
           .enabled(if: BatchFixtures.sqliteHasQueue, "SQLiteTranscriptStore has no WorkQueue yet"))
     func waitingWorker() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("m.jsonl", "{\"path\": \"\(names[0])\", \"session\": \"only\"}\n")
         try BatchFixtures.writePipeline(in: dir)
@@ -243,7 +244,7 @@ struct BatchCommandTests {
     @Test("the killed-worker test against PostgreSQL (AUDIOGRAPH_TEST_POSTGRES_URL)",
           .enabled(if: BatchFixtures.postgresURL != nil, "AUDIOGRAPH_TEST_POSTGRES_URL is not set (scripts/start-postgres.sh)"))
     func killedWorkerPostgres() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let server = try #require(BatchFixtures.postgresURL)
         // A schema of its own (search_path in the URL), dropped afterwards: the queue's counts are this test's.
         let schema = "ag_batch_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -276,7 +277,7 @@ enum BatchFixtures {
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/audio/call.flac").path
 
     /// `count` 4-second pieces of the bundled call (speech), `call0.wav` …, made with sox.
-    static func makeCalls(_ count: Int, in dir: TempDirectory) async throws -> [String] {
+    static func makeCalls(_ count: Int, in dir: TemporaryFolder) async throws -> [String] {
         var names: [String] = []
         for index in 0..<count {
             let name = "call\(index).wav"
@@ -292,7 +293,7 @@ enum BatchFixtures {
     /// `long.wav`: 12 s of the call (a `makeCalls` file three times), for a worker that reads in real time and
     /// must still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a
     /// 4 s file was sometimes done by then).
-    static func makeLongCall(in dir: TempDirectory) async throws -> String {
+    static func makeLongCall(in dir: TemporaryFolder) async throws -> String {
         let names = try await makeCalls(1, in: dir)
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
                                         ["sox", names[0], "long.wav", "repeat", "2"], in: dir)
@@ -301,7 +302,7 @@ enum BatchFixtures {
     }
 
     /// `p.json`: file-source → vad → recognizer → transcript-store at `store`.
-    static func writePipeline(in dir: TempDirectory, store: String = "t.sqlite") throws {
+    static func writePipeline(in dir: TemporaryFolder, store: String = "t.sqlite") throws {
         try dir.write("p.json", """
             {"version": 1,
              "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"},
@@ -340,7 +341,7 @@ enum BatchFixtures {
     }
 
     /// Polls `batch status --json` until `condition` holds (true) or 30 s pass (false).
-    static func waitForStatus(in dir: TempDirectory, store: String, timeout: Double = 30,
+    static func waitForStatus(in dir: TemporaryFolder, store: String, timeout: Double = 30,
                               _ condition: ([String: Any]) -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -353,7 +354,7 @@ enum BatchFixtures {
     }
 
     /// The killed-worker scenario against `store` (a SQLite path or a PostgreSQL URL).
-    static func killedWorker(store: String, in dir: TempDirectory) async throws {
+    static func killedWorker(store: String, in dir: TemporaryFolder) async throws {
         let name = try await makeLongCall(in: dir)
         let session = "killed-\(UUID().uuidString.prefix(8))"
         try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"\(session)\"}\n")
@@ -368,7 +369,7 @@ enum BatchFixtures {
         // Mid-file: its transcript-store node has written the session row (the run started). Killed at once, not
         // after a fixed wait.
         let location = store.contains("://") ? store : dir.path(store)
-        let midFile = try await Harness.waitUntil { (try? storeCounts(location))?[session]?.sessions == 1 }
+        let midFile = await eventually { (try? storeCounts(location))?[session]?.sessions == 1 }
         #expect(midFile, "the worker never wrote the session row: \(first.report())")
         first.signal(SIGKILL)
         #expect(try await first.exit().signalled, "the first worker ended before it was killed: \(first.report())")
@@ -395,10 +396,10 @@ enum BatchFixtures {
     final class Background: Sendable {
         private let box: ProcessBox
         private let task: Task<Harness.Exit, any Error>
-        private let dir: TempDirectory
+        private let dir: TemporaryFolder
         private let name = UUID().uuidString
 
-        init(_ arguments: [String], in dir: TempDirectory) throws {
+        init(_ arguments: [String], in dir: TemporaryFolder) throws {
             self.dir = dir
             let process = Process()
             process.executableURL = try Harness.binary()

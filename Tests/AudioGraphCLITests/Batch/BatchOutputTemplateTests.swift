@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct BatchOutputTemplateTests {
 
     @Test("{stem}, {session}, {name} and {dir}: one SRT per file, named after it")
     func templates() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         try dir.write("m.jsonl", "{\"path\": \"\(names[0])\", \"session\": \"first\"}\n{\"path\": \"\(names[1])\"}\n")
         try dir.write("p.json", Self.pipeline(srtPath: "out/{session}-{stem}.srt"))
@@ -35,7 +36,7 @@ struct BatchOutputTemplateTests {
 
     @Test("a fixed sink path in a batch of two: exit 65 naming the node, nothing written")
     func fixedPathRefused() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         try dir.write("p.json", Self.pipeline(srtPath: "out/batch.srt"))
@@ -47,7 +48,7 @@ struct BatchOutputTemplateTests {
 
     @Test("transcribe: two inputs whose outputs collide in --out-dir, and a fixed --set path: exit 65 naming the node")
     func transcribeCollision() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         try FileManager.default.createDirectory(atPath: dir.path("a"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.path("b"), withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ struct DistributedBatchTests {
           .enabled(if: DistributedFixtures.postgresAvailable, "AUDIOGRAPH_TEST_POSTGRES_URL is not set (scripts/start-postgres.sh)"))
     func fourWorkersOneKilled() async throws {
         try DistributedFixtures.requirePostgres()
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await DistributedFixtures.makeShortCalls(40, in: dir)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0).wav\", \"session\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         try DistributedFixtures.writePipeline(in: dir)
@@ -48,7 +49,7 @@ struct DistributedBatchTests {
                                                      "src.realtime=true", "--lease-seconds", "2", "--jobs", "1"], in: dir)
             // Mid-file: its claim is running and its transcript-store node has written the session row.
             var claimed: (key: String, token: String)?
-            let midFile = try await Harness.waitUntil {
+            let midFile = try await eventually {
                 let rows = try sql.query("""
                     SELECT w.key, w.token FROM work_items w
                     WHERE w.state = 'running' AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = w.key)
@@ -80,7 +81,7 @@ struct DistributedBatchTests {
                 let exit = try await worker.exit()
                 #expect(exit.status == 0 && !exit.signalled && !exit.timedOut, "\(worker.report())")
             }
-            let allDone = try await Harness.waitUntil {
+            let allDone = try await eventually {
                 try sql.query("SELECT count(*) FROM work_items WHERE state = 'done'").rows.first?.first == "40"
             }
             let pending = try sql.query("SELECT key, state, attempts, worker FROM work_items WHERE state <> 'done'").rows
@@ -132,7 +133,7 @@ struct DistributedBatchTests {
           .enabled(if: DistributedFixtures.postgresAvailable, "AUDIOGRAPH_TEST_POSTGRES_URL is not set (scripts/start-postgres.sh)"))
     func serveFromPostgres() async throws {
         try DistributedFixtures.requirePostgres()
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = Array(try await DistributedFixtures.makeShortCalls(5, in: dir).dropFirst(2))
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0).wav\", \"session\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         // The batch keeps the pipeline's session block except id, room and autoStartTranscription: participants
@@ -230,7 +231,7 @@ enum DistributedFixtures {
 
     /// `count` pieces of the bundled call, `d00.wav` …, 2, 1.75, 1.5, 1.25 and 1 s long in turn, cut with sox at
     /// offsets 0.55 s apart (16 kHz mono); returns the names without `.wav` (the session ids).
-    static func makeShortCalls(_ count: Int, in dir: TempDirectory) async throws -> [String] {
+    static func makeShortCalls(_ count: Int, in dir: TemporaryFolder) async throws -> [String] {
         var names: [String] = []
         for index in 0..<count {
             let name = "d" + (index < 10 ? "0" : "") + "\(index)"
@@ -248,7 +249,7 @@ enum DistributedFixtures {
 
     /// `p.json`: file-source → vad → recognizer → transcript-store at `t.sqlite` (`--store` replaces it), with
     /// `session.participants` when given.
-    static func writePipeline(in dir: TempDirectory, participants: [String] = []) throws {
+    static func writePipeline(in dir: TemporaryFolder, participants: [String] = []) throws {
         let session = participants.isEmpty ? ""
             : ", \"session\": {\"participants\": [" + participants.map { "\"\($0)\"" }.joined(separator: ", ") + "]}"
         try dir.write("p.json", """

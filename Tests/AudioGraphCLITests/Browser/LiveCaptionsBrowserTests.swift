@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -102,7 +103,7 @@ struct LiveCaptionsBrowserTests {
         """
 
     @Test func captionsOfARunningSessionReplacePartialsInPlace() async throws {
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let created = try await Harness.audiograph(["tokens", "create", "--user", "alice",
                                                     "--store", "out/transcripts.sqlite"], in: directory)
         try #require(created.status == 0, "\(created)")
@@ -239,12 +240,12 @@ final class LiveRun: Sendable {
     private let stderrPipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
 
-    convenience init(config: String, in directory: TempDirectory) throws {
+    convenience init(config: String, in directory: TemporaryFolder) throws {
         try self.init(arguments: ["run", config], in: directory)
     }
 
     /// `audiograph ARGUMENTS` (e.g. `serve … --run CONFIG`), which must print the serving line.
-    init(arguments: [String], in directory: TempDirectory) throws {
+    init(arguments: [String], in directory: TemporaryFolder) throws {
         let process = Process()
         process.executableURL = try Harness.binary()
         process.arguments = arguments

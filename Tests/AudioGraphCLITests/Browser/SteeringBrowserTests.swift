@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -51,7 +52,7 @@ struct SteeringBrowserTests {
     static func label(_ id: String) -> String { "(document.getElementById('\(id)') || {}).textContent" }
 
     @Test func bothControlsSteerTheSessionAndDefaultsShowNone() async throws {
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let created = try await Harness.audiograph(["tokens", "create", "--user", "alice", "--store", "out/transcripts.sqlite"], in: directory)
         try #require(created.status == 0, "\(created)")
         let token = try #require(created.stdoutLines.last?.split(separator: " ").last.map(String.init), "\(created)")

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Glibc
 @Suite("audiograph run --control: following")
 struct ControlFileFollowTests {
     /// A 30-second tone read at 1x, printing level events: it runs until the test stops it.
-    static func start(control: String, in dir: TempDirectory) async throws
+    static func start(control: String, in dir: TemporaryFolder) async throws
         -> (collector: SessionControlTests.LineCollector, exit: Task<Harness.Exit, any Error>) {
         try await Harness.makeWAV("long.wav", in: dir, sampleRate: 16000, channels: 1, seconds: 30)
         try dir.write("p.json", """
@@ -37,7 +38,7 @@ struct ControlFileFollowTests {
 
     @Test("a regular file: a stop appended after the run started is read and ends the run")
     func regularFileIsFollowed() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("control.jsonl", #"{"command":"hideCaptions"}"# + "\n")
         let (collector, exit) = try await Self.start(control: "control.jsonl", in: dir)
         // The first line was read (and the file's end reached) before the append.
@@ -54,14 +55,14 @@ struct ControlFileFollowTests {
 
     @Test("a FIFO written twice, by two writers in turn: both lines are read")
     func fifoIsReopened() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fifo = dir.path("control.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let (collector, exit) = try await Self.start(control: "control.fifo", in: dir)
         func write(_ line: String) async throws {
             // Opening without a reader fails with ENXIO: wait until the run has the FIFO open (again).
             var descriptor: Int32 = -1
-            let opened = try await Harness.waitUntil {
+            let opened = await eventually {
                 descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
                 return descriptor >= 0
             }

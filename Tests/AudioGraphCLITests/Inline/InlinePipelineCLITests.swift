@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -7,13 +8,13 @@ import Testing
 struct InlinePipelineCLITests {
     static let chain = "file-source path=in.wav ! resampler sampleRate=16000 channels=1 ! wav-sink path=out.wav"
 
-    static func shell(_ script: String, in dir: TempDirectory) async throws -> CLIResult {
+    static func shell(_ script: String, in dir: TemporaryFolder) async throws -> CLIResult {
         try await Harness.run(URL(fileURLWithPath: "/bin/bash"), ["-c", script, try Harness.binary().path], in: dir)
     }
 
     @Test("run -e writes the chain's output; validate -e --print-config prints a config run writes the same from")
     func equivalence() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir)
         let inline = try await Harness.audiograph(["run", "-e", Self.chain], in: dir)
         #expect(inline.status == 0, "\(inline)")
@@ -33,7 +34,7 @@ struct InlinePipelineCLITests {
 
     @Test("validate -e prints the graph; a bad -e is exit 65 at its column")
     func validateAndErrors() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir)
         let valid = try await Harness.audiograph(["validate", "-e", Self.chain], in: dir)
         #expect(valid.status == 0 && valid.stdout.contains("ok: the -e pipeline is valid"), "\(valid)")
@@ -46,7 +47,7 @@ struct InlinePipelineCLITests {
 
     @Test("run - reads stdin, validate /dev/stdin a pipe, validate <(…) a process substitution")
     func streams() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir)
         try dir.write("p.json", """
             {"version": 1, "nodes": {"src": {"type": "file-source", "path": "in.wav"},

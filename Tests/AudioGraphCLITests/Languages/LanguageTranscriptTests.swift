@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: cases) func transcriptsComeOutInTheirLanguage(_ language: Case) async throws {
         let model = try Self.baseModel()
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try SpokenSentences.write(language.sentences.map { (language.voice, $0) }, to: dir.path("speech.wav"))
         try dir.write("captions.json", """
             {

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct MetricsEndpointTests {
     @Test("serve --run: /metrics without a token has per-session, per-node series; the totals stay after the session ends",
           .enabled(if: PrometheusParser.enabled, PrometheusParser.skipNote))
     func serveMetrics() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await ServeSpeech.make(in: dir)
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try dir.write("live.json", ServeSpeech.config(session: "metrics-live", participants: ["alice"],
@@ -81,7 +82,7 @@ struct MetricsEndpointTests {
 
     @Test("serve without pipelines: /metrics answers audiograph_live_sessions 0; other methods 405")
     func serveWithoutPipelines() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let reply = try await ServeHTTP.get(server.url("/metrics"))
@@ -98,7 +99,7 @@ struct MetricsEndpointTests {
     @Test("worker --metrics-port: after a file is done, per-node totals and files_total; SIGTERM exits 0",
           .enabled(if: PrometheusParser.enabled, PrometheusParser.skipNote))
     func workerMetrics() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("m.jsonl", "{\"path\": \"\(names[0])\", \"session\": \"first\"}\n")
         try BatchFixtures.writePipeline(in: dir)
@@ -147,7 +148,7 @@ struct MetricsEndpointTests {
         ["batch", "m.jsonl", "--pipeline", "p.json", "--store", "t.sqlite", "--enqueue-only", "--metrics-port", "0"],
     ])
     func badMetricsPort(arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("m.jsonl", "{\"path\": \"a.wav\"}\n")
         try BatchFixtures.writePipeline(in: dir)
         let result = try await Harness.audiograph(arguments, in: dir)
@@ -157,7 +158,7 @@ struct MetricsEndpointTests {
 
     @Test("worker --metrics-port on a port in use: exit 69 naming --metrics-port")
     func metricsPortInUse() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("m.jsonl", "{\"path\": \"a.wav\"}\n")
         try BatchFixtures.writePipeline(in: dir)
         let enqueue = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", "t.sqlite",
@@ -173,7 +174,7 @@ struct MetricsEndpointTests {
 
     @Test("worker and batch --help document --metrics-port")
     func help() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         for command in ["worker", "batch"] {
             let result = try await Harness.audiograph([command, "--help"], in: dir)
             #expect(result.status == 0, "\(result)")

@@ -1,4 +1,5 @@
 @testable import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -61,7 +62,7 @@ struct PrometheusExpositionTests {
     @Test("the text parses: every family once, typed, with help; histograms cumulative with +Inf == count",
           .enabled(if: PrometheusParser.enabled, PrometheusParser.skipNote))
     func parses() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let text = Self.exposition().text
         let families = try await PrometheusParser.parse(text, in: dir)
         PrometheusParser.checkStructure(families, text: text)

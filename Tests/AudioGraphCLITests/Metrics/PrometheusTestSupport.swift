@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -67,7 +68,7 @@ enum PrometheusParser {
     }
 
     /// Parses `text` with the real parser (written to a file in `directory` first).
-    static func parse(_ text: String, in directory: TempDirectory) async throws -> [Family] {
+    static func parse(_ text: String, in directory: TemporaryFolder) async throws -> [Family] {
         guard available else {
             throw HarnessError("\(python) cannot import prometheus_client.parser: install python3-prometheus-client "
                 + "(scripts/install-deps.sh)")
@@ -170,7 +171,7 @@ final class MetricsProcess: @unchecked Sendable {
         self.exit = exit
     }
 
-    static func start(_ arguments: [String], in directory: TempDirectory) async throws -> MetricsProcess {
+    static func start(_ arguments: [String], in directory: TemporaryFolder) async throws -> MetricsProcess {
         let process = Process()
         process.executableURL = try Harness.binary()
         process.arguments = arguments

@@ -1,11 +1,12 @@
 /// Issue 15, install (`audiograph models`): a sandbox for the models command's tests: its own models folder,
 /// cache and pip, so no test downloads anything or touches the user's folders.
 import AudioGraphWhisper
+import AudioGraphTestKit
 import Foundation
 import Testing
 
 struct ModelsSandbox {
-    let directory: TempDirectory
+    let directory: TemporaryFolder
     var environment: [String: String]
 
     var modelsFolder: String { directory.path("models") }
@@ -15,7 +16,7 @@ struct ModelsSandbox {
     /// Models folder and cache in a temp folder; `AUDIOGRAPH_PIP` a command that does not exist unless a test
     /// gives its own, so nothing is ever downloaded.
     init() throws {
-        directory = try TempDirectory()
+        directory = try TemporaryFolder()
         environment = ProcessInfo.processInfo.environment
         environment["AUDIOGRAPH_MODELS_DIR"] = directory.path("models")
         environment["AUDIOGRAPH_CACHE"] = directory.path("cache")

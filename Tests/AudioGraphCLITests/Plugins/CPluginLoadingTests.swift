@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,8 +7,8 @@ import Testing
 /// are C, compiled with gcc at test time against audiograph_plugin.h alone (CTestPlugin).
 @Suite struct CPluginLoadingTests {
     /// A folder with a 1 s 16 kHz mono tone (in.wav) and `config.json`: in.wav -> out.wav, with `plugins`.
-    static func folder(plugins: [String]) async throws -> TempDirectory {
-        let directory = try TempDirectory()
+    static func folder(plugins: [String]) async throws -> TemporaryFolder {
+        let directory = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: directory, sampleRate: 16000, channels: 1, seconds: 1)
         try directory.write("config.json", config(plugins: plugins))
         return directory
@@ -31,7 +32,7 @@ import Testing
 
     /// `run` refuses the config's plugin with `exit` and a message holding `reason`; `plugins CONFIG` lists it as
     /// refused with the same reason and exits the same way; nothing crashes.
-    static func expectRefused(_ library: String, in directory: TempDirectory, exit status: Int32, reason: String,
+    static func expectRefused(_ library: String, in directory: TemporaryFolder, exit status: Int32, reason: String,
                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let run = try await PluginTests.audiograph(["run", "config.json", "--quiet"], in: directory)
         expectError(run, exit: status, at: "plugins[0]", sourceLocation: sourceLocation)
@@ -216,7 +217,7 @@ import Testing
     }
 
     @Test func noPluginsIsSaidPlainly() async throws {
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let listed = try await PluginTests.audiograph(["plugins"], in: directory)
         #expect(listed.status == 0, "\(listed)")
         #expect(listed.stdoutLines == [#"no plugins (set AUDIOGRAPH_PLUGIN_PATH, or name them in a config's "plugins")"#])

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -7,9 +8,9 @@ import Testing
 struct GainPluginTests {
     /// A folder with `config.json`: the 44.1 kHz stereo reading through `g` (gain with `gain`) to out.wav, and
     /// straight to ref.wav, both as float WAV.
-    static func folder(gain: String) throws -> TempDirectory {
+    static func folder(gain: String) throws -> TemporaryFolder {
         try ExamplePlugins.require(ExamplePlugins.gain)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let input = PluginTests.root.appendingPathComponent("examples/audio/librivox_0870_44k_stereo.flac").path
         try directory.write("config.json", """
             {
@@ -55,7 +56,7 @@ struct GainPluginTests {
 
     @Test func nodesAndInspectShowThePluginNodeAndWhereItCameFrom() async throws {
         try ExamplePlugins.require(ExamplePlugins.gain)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let nodes = try await PluginTests.audiograph(["nodes"], in: directory, pluginPath: ExamplePlugins.gain)
         #expect(nodes.status == 0 && nodes.stderr.isEmpty, "\(nodes)")
         #expect(nodes.stdoutLines.contains { $0.hasPrefix("gain ") && $0.contains("Changes the level by a gain in dB") }, "\(nodes)")
@@ -89,7 +90,7 @@ struct GainPluginTests {
 
     @Test func exampleConfigRuns() async throws {
         try ExamplePlugins.require(ExamplePlugins.gain)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let config = PluginTests.root.appendingPathComponent("examples/plugins/gain.json").path
         let run = try await PluginTests.audiograph(["run", config, "--quiet", "--events", "jsonl",
                                                     "--set", "out.path=\(directory.path("louder.wav"))"], in: directory)
@@ -104,9 +105,9 @@ struct KeywordSpotterPluginTests {
     /// The bundled 23.7 s call ("… / go forward ten meters / feels like these days go on forever") through a VAD
     /// to a recognizer and a JSON caption file, in a session that transcribes and captions from the start. The
     /// recognizer's engine is whatever `asr` says (pocketsphinx unless overridden).
-    static func folder(asr: String = #""engine": "keyword-spotter", "keyphrase": "go forward""#) throws -> TempDirectory {
+    static func folder(asr: String = #""engine": "keyword-spotter", "keyphrase": "go forward""#) throws -> TemporaryFolder {
         try ExamplePlugins.require(ExamplePlugins.keywordSpotter)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let input = PluginTests.root.appendingPathComponent("examples/audio/call.flac").path
         try directory.write("config.json", """
             {
@@ -215,7 +216,7 @@ struct KeywordSpotterPluginTests {
 
     @Test func secondEngineOfTheSameNameIsRefusedNamingTheFirst() async throws {
         try ExamplePlugins.require(ExamplePlugins.keywordSpotter)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let copy = directory.path("copy.so")
         try FileManager.default.copyItem(atPath: ExamplePlugins.keywordSpotter, toPath: copy)
         let first = ExamplePlugins.canonical(ExamplePlugins.keywordSpotter)
@@ -229,7 +230,7 @@ struct KeywordSpotterPluginTests {
 
     @Test func exampleConfigRuns() async throws {
         try ExamplePlugins.require(ExamplePlugins.keywordSpotter)
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let config = PluginTests.root.appendingPathComponent("examples/plugins/keyword-spotter.json").path
         let run = try await PluginTests.audiograph(["run", config, "--quiet", "--events", "jsonl",
                                                     "--set", "json.path=\(directory.path("keywords.json"))",

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ enum PluginTests {
 
     /// Runs `audiograph` in `directory` with `AUDIOGRAPH_PLUGIN_PATH` set to `pluginPath` (unset when nil, whatever
     /// the test process has), so no test sees another's plugins.
-    static func audiograph(_ arguments: [String], in directory: TempDirectory, pluginPath: String? = nil,
+    static func audiograph(_ arguments: [String], in directory: TemporaryFolder, pluginPath: String? = nil,
                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         var environment = ProcessInfo.processInfo.environment
         environment["AUDIOGRAPH_PLUGIN_PATH"] = pluginPath
@@ -21,14 +22,14 @@ enum PluginTests {
     }
 
     /// Runs `executable` with `environment` (this process's by default).
-    static func run(_ executable: URL, _ arguments: [String], in directory: TempDirectory,
+    static func run(_ executable: URL, _ arguments: [String], in directory: TemporaryFolder,
                     environment: [String: String] = ProcessInfo.processInfo.environment,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         try await Harness.run(executable, arguments, in: directory, environment: environment, sourceLocation: sourceLocation)
     }
 
     /// sox's `stats` of a sound file: "Pk lev dB", "RMS lev dB", ... (the first, overall column).
-    static func soxStats(_ path: String, in directory: TempDirectory) async throws -> [String: Double] {
+    static func soxStats(_ path: String, in directory: TemporaryFolder) async throws -> [String: Double] {
         let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", path, "-n", "stats"], in: directory)
         guard result.status == 0 else { throw HarnessError("sox \(path) stats failed: \(result.stderr)") }
         var stats: [String: Double] = [:]
@@ -112,7 +113,7 @@ enum CTestPlugin {
     }
 
     /// Compiles `variant` into `directory/name` and returns its path.
-    static func build(_ variant: Variant, named name: String, in directory: TempDirectory) async throws -> String {
+    static func build(_ variant: Variant, named name: String, in directory: TemporaryFolder) async throws -> String {
         let source = directory.path("test_plugin.c")
         if !FileManager.default.fileExists(atPath: source) { try directory.write("test_plugin.c", Self.source) }
         let output = directory.path(name)

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -5,8 +6,8 @@ import Testing
 /// choice once per recognizer node on stderr (never on `--events jsonl` stdout, not with `--quiet`, not when the
 /// config names the engine). No whisper model is installed in the run's models folder, so auto picks pocketsphinx.
 @Suite struct AutoEngineNoteTests {
-    static func folder(engine: String? = nil) async throws -> TempDirectory {
-        let directory = try TempDirectory()
+    static func folder(engine: String? = nil) async throws -> TemporaryFolder {
+        let directory = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: directory, sampleRate: 16000, channels: 1, seconds: 1)
         let pinned = engine.map { #", "engine": "\#($0)""# } ?? ""
         try directory.write("config.json", """
@@ -20,7 +21,7 @@ import Testing
     }
 
     /// Runs with an empty models folder, so no whisper model is found.
-    static func run(_ arguments: [String], in directory: TempDirectory) async throws -> CLIResult {
+    static func run(_ arguments: [String], in directory: TemporaryFolder) async throws -> CLIResult {
         try await Harness.audiograph(arguments, in: directory,
                                      shellPrelude: "export AUDIOGRAPH_MODELS_DIR='\(directory.path("models"))'")
     }

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 @Suite struct InspectEngineParametersTests {
     @Test("inspect recognizer: the common parameters, then pocketsphinx's under a heading with its summary")
     func inspectListsEngineParameters() async throws {
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let result = try await Harness.audiograph(["inspect", "recognizer"], in: directory)
         #expect(result.status == 0, "\(result)")
         let lines = result.stdoutLines
@@ -20,7 +21,7 @@ import Testing
 
     @Test("schema: engine parameters are properties of the recognizer, with an if/then per engine")
     func schemaHasEngineParameters() async throws {
-        let directory = try TempDirectory()
+        let directory = try TemporaryFolder()
         let result = try await Harness.audiograph(["schema"], in: directory)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("\"maxActiveHMMs\""), "\(result)")

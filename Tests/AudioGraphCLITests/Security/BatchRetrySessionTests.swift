@@ -5,6 +5,7 @@
 /// beside the earlier ones (docs/scale.md). On SQLite, and on PostgreSQL when `AUDIOGRAPH_TEST_POSTGRES_URL`
 /// is set.
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -22,7 +23,7 @@ struct BatchRetrySessionTests {
     @Test("a failing line naming sess-alice, retried (--max-attempts 2), leaves the earlier run's transcript",
           arguments: backends)
     func failedRetryKeepsEarlierRun(_ backend: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
         let alice = try await store.earlierRun(session: "sess-alice", in: dir)
         try dir.write("broken.flac", "fLaC this is not a FLAC stream " + String(repeating: "x", count: 4000))
@@ -38,7 +39,7 @@ struct BatchRetrySessionTests {
     @Test("a line naming a session id the store holds adds its own run; a retry after a killed worker replaces only that",
           arguments: backends)
     func killedWorkerKeepsEarlierRun(_ backend: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
         let alice = try await store.earlierRun(session: "sess-alice", in: dir)
         // 12 s of call, read in real time: the first worker is still mid-file when it is killed.
@@ -51,7 +52,7 @@ struct BatchRetrySessionTests {
         // The first worker reads in real time and is killed once its run has written its session row.
         let first = try BatchFixtures.Background(["worker", "--store", store.location, "--set", "src.realtime=true",
                                                   "--lease-seconds", "2", "--jobs", "1"], in: dir)
-        let midFile = try await Harness.waitUntil { (try? BatchFixtures.storeCounts(store.location))?["sess-alice"]?.sessions == 2 }
+        let midFile = await eventually { (try? BatchFixtures.storeCounts(store.location))?["sess-alice"]?.sessions == 2 }
         #expect(midFile, "the worker never wrote its session row: \(first.report())")
         first.signal(SIGKILL)
         let killed = try await first.exit()
@@ -75,7 +76,7 @@ final class SecurityStore: Sendable {
     let location: String
     private let drop: (@Sendable () -> Void)?
 
-    init(_ backend: String, in dir: TempDirectory) throws {
+    init(_ backend: String, in dir: TemporaryFolder) throws {
         guard backend == "postgres" else {
             location = dir.path("q.sqlite")
             drop = nil
@@ -103,7 +104,7 @@ final class SecurityStore: Sendable {
     }
 
     /// `audiograph run` of the bundled call under session id `session` into this store; what it stored.
-    func earlierRun(session: String, in dir: TempDirectory) async throws -> Run {
+    func earlierRun(session: String, in dir: TemporaryFolder) async throws -> Run {
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("alice.json", """
             {"version": 1, "session": {"id": "\(session)", "autoStartTranscription": true, "participants": ["alice"]},

@@ -2,6 +2,7 @@
 /// device node. An existing PATH that is not a regular file is now refused before recording starts: exit 73,
 /// naming it, and it is left untouched. (Links to /dev/null and to a FIFO are made in a temporary folder; no
 /// device node is touched except by `stat`.)
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Darwin
 struct CaptureKeepTests {
     @Test("--keep naming a folder with a file in it: exit 73 naming it; the folder and its file survive")
     func folder() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("recordings/keep.txt", "do not delete")
         let result = try await Harness.audiograph(["capture", "--keep", "recordings"], in: dir)
         expectError(result, exit: 73, at: "--keep")
@@ -26,7 +27,7 @@ struct CaptureKeepTests {
     @Test("--keep naming a link to /dev/null or to a FIFO, or a FIFO: exit 73; the link and its target untouched",
           arguments: ["null", "fifo-link", "fifo"])
     func specialFiles(_ kind: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         #expect(mkfifo(dir.path("pipe"), 0o600) == 0)
         let target = kind == "null" ? "/dev/null" : dir.path("pipe")
         let keep = kind == "fifo" ? "pipe" : "link.m4a"
@@ -48,7 +49,7 @@ struct CaptureKeepTests {
 
     @Test("--keep in a folder that does not exist: exit 73 before recording")
     func missingFolder() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["capture", "--keep", "no/such/folder/take.m4a"], in: dir)
         expectError(result, exit: 73, at: "--keep")
         #expect(result.stderr.contains("does not exist"), "\(result)")

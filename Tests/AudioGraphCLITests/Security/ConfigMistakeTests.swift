@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 struct ConfigMistakeTests {
     @Test("1e999 for an integer and for a number: out of range, at the JSON path (65)")
     func hugeNumber() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("int.json", Configs.levels().replacingOccurrences(of: "\"intervalMs\": 250", with: "\"intervalMs\": 1e999"))
         let int = try await Harness.audiograph(["validate", "int.json"], in: dir)
@@ -32,7 +33,7 @@ struct ConfigMistakeTests {
 
     @Test("--dot to a symlink to /dev/full: exit 74 naming the file, the symlink left a symlink")
     func dotWriteError() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("levels.json", Configs.levels())
         try FileManager.default.createSymbolicLink(atPath: dir.path("full.dot"), withDestinationPath: "/dev/full")
@@ -46,7 +47,7 @@ struct ConfigMistakeTests {
 
     @Test("a NUL in an output path, or in a store string, is refused at the JSON path (65); no file is made")
     func nulInPath() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("nul.json", Configs.direct(input: "in.wav", output: "x\\u0000.wav"))
         for command in ["validate", "run"] {
@@ -69,7 +70,7 @@ struct ConfigMistakeTests {
     /// `name` made from a 2 s sine (by sox, or for .m4a by ffmpeg with its index first, so the damage is met
     /// while decoding, not when opening), then every byte after the first `keep` replaced by a fixed garbage
     /// pattern.
-    static func corrupt(_ name: String, in dir: TempDirectory, keep: Int) async throws {
+    static func corrupt(_ name: String, in dir: TemporaryFolder, keep: Int) async throws {
         let clean = "clean-" + name
         if name.hasSuffix(".m4a") {
             let made = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
@@ -88,7 +89,7 @@ struct ConfigMistakeTests {
     @Test("corrupt FLAC, OGG and M4A data all exit 65 naming the file (74 is for I/O errors)",
           arguments: [("bad.flac", 200), ("bad.ogg", 200), ("bad.m4a", -1)])
     func corruptData(name: String, keep: Int) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Self.corrupt(name, in: dir, keep: keep)
         try dir.write("c.json", Configs.direct(input: name))
         let result = try await Harness.audiograph(["run", "c.json", "--quiet"], in: dir)

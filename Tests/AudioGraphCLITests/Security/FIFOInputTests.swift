@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite("security: inputs that are not regular files are refused, never opened")
 struct FIFOInputTests {
     /// A FIFO nobody writes to, at `name` in `dir`.
-    static func fifo(_ name: String, in dir: TempDirectory) throws -> String {
+    static func fifo(_ name: String, in dir: TemporaryFolder) throws -> String {
         let path = dir.path(name)
         guard mkfifo(path, 0o600) == 0 else { throw HarnessError("mkfifo \(path): errno \(errno)") }
         return path
@@ -16,7 +17,7 @@ struct FIFOInputTests {
 
     @Test("a file-source path that is a FIFO: validate and run exit 66 naming nodes.src.path")
     func fileSourceFIFO() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try Self.fifo("pipe.wav", in: dir)
         try dir.write("fifo.json", Configs.direct(input: "pipe.wav"))
         for command in ["validate", "run"] {
@@ -28,7 +29,7 @@ struct FIFOInputTests {
 
     @Test("a --set override to a FIFO, and a symlink to a device, are refused the same way")
     func overrideAndDevice() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         _ = try Self.fifo("pipe.wav", in: dir)
         try FileManager.default.createSymbolicLink(atPath: dir.path("zero.wav"), withDestinationPath: "/dev/zero")
@@ -41,7 +42,7 @@ struct FIFOInputTests {
 
     @Test("a config plugin that is a FIFO: validate and plugins exit 66 naming plugins[0]")
     func configPluginFIFO() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         _ = try Self.fifo("libpipe.so", in: dir)
         try dir.write("plug.json", Configs.direct(input: "in.wav", extraTopLevel: "\n  \"plugins\": [\"libpipe.so\"],"))
@@ -54,7 +55,7 @@ struct FIFOInputTests {
 
     @Test("an AUDIOGRAPH_PLUGIN_PATH entry that is a FIFO: plugins exits 66 naming it, validate warns and goes on")
     func searchPathFIFO() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         let pipe = try Self.fifo("libpipe.so", in: dir)
         try dir.write("ok.json", Configs.direct(input: "in.wav"))

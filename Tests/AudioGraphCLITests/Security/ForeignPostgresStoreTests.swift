@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct ForeignPostgresStoreTests {
         try DistributedFixtures.requirePostgres()
         try await DistributedFixtures.withSchema { url, connection in
             try connection.executeScript("CREATE TABLE notes (text TEXT)")
-            let dir = try TempDirectory()
+            let dir = try TemporaryFolder()
             let result = try await Harness.audiograph(reader + ["--store", url], in: dir)
             #expect(result.status == 66, "\(result)")
             #expect(try tables(connection) == ["notes"])
@@ -34,7 +35,7 @@ struct ForeignPostgresStoreTests {
             try store.query("ALTER TABLE work_items DROP COLUMN pipeline, DROP COLUMN pipeline_base")
             try store.query("UPDATE audiograph_schema SET version = 1")
             store.close()
-            let dir = try TempDirectory()
+            let dir = try TemporaryFolder()
             let result = try await Harness.audiograph(["calls", "--store", url], in: dir)
             #expect(result.status == 0 && result.stdout.contains("old-run"), "\(result)")
             #expect(try connection.query("SELECT version FROM audiograph_schema").rows == [["1"]], "calls migrated the store")

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ struct ForeignStoreFileTests {
 
     @Test("another program's SQLite database: exit 66, not one byte changed", arguments: readers)
     func anotherProgramsDatabase(reader: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.path("data/other.sqlite")
         try FileManager.default.createDirectory(atPath: dir.path("data"), withIntermediateDirectories: true)
         let other = try SQLiteDatabase(path: path)
@@ -40,7 +41,7 @@ struct ForeignStoreFileTests {
 
     @Test("an empty file: exit 66, still empty", arguments: readers)
     func emptyFile(reader: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = try dir.write("data/empty.sqlite", "")
         let result = try await Harness.audiograph(reader + ["--store", path], in: dir)
         expectError(result, exit: 66, at: path)
@@ -50,7 +51,7 @@ struct ForeignStoreFileTests {
 
     @Test("a store of an older schema is read, not migrated")
     func olderStoreIsNotMigrated() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.path("store/t.sqlite")
         let store = try SQLiteTranscriptStore(path: path)
         _ = try store.createSession(NewSession(sessionID: "old-run", startTime: 1_700_000_000))

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ struct OutputPathConflictTests {
 
     @Test("file-source and wav-sink with one path: validate and run exit 65 naming both, the input kept")
     func outputIsInput() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("rec.wav", in: dir, seconds: 1)
         let before = try Data(contentsOf: dir.url.appendingPathComponent("rec.wav"))
         try dir.write("same.json", Self.copy(input: "rec.wav", output: "rec.wav"))
@@ -28,7 +29,7 @@ struct OutputPathConflictTests {
 
     @Test("the same file through a symlink, through .., and through a hard link is the same file")
     func aliases() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("rec.wav", in: dir, seconds: 0.5)
         let before = try Data(contentsOf: dir.url.appendingPathComponent("rec.wav"))
         try FileManager.default.createDirectory(atPath: dir.path("sub"), withIntermediateDirectories: true)
@@ -45,7 +46,7 @@ struct OutputPathConflictTests {
 
     @Test("a caption file written over the config itself is refused (65), the config kept")
     func outputIsConfig() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.3)
         let config = """
             {"version": 1,
@@ -61,7 +62,7 @@ struct OutputPathConflictTests {
 
     @Test("two wav sinks with one path, one not yet existing behind a symlinked folder: exit 65 naming both")
     func twoSinksOneFile() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.5)
         try FileManager.default.createDirectory(atPath: dir.path("real"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: dir.path("alias"), withDestinationPath: "real")
@@ -81,7 +82,7 @@ struct OutputPathConflictTests {
 
     @Test("a caption file written over the input audio is refused too; distinct outputs still run")
     func otherSinkTypes() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.5)
         try dir.write("cc.json", """
             {"version": 1,
@@ -99,7 +100,7 @@ struct OutputPathConflictTests {
 
     @Test("batch: a wav-sink with a fixed path over two files is refused (65), nothing runs")
     func batchSharedOutput() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("a.wav", in: dir, seconds: 0.3)
         try await Harness.makeWAV("b.wav", in: dir, seconds: 0.3)
         try dir.write("m.jsonl", "{\"path\": \"a.wav\"}\n{\"path\": \"b.wav\"}\n")
@@ -113,7 +114,7 @@ struct OutputPathConflictTests {
 
     @Test("batch: an output that is another line's input is refused, even for one file per output")
     func batchOutputIsAnotherInput() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("a.wav", in: dir, seconds: 0.3)
         let before = try Data(contentsOf: dir.url.appendingPathComponent("a.wav"))
         try dir.write("m.jsonl", "{\"path\": \"a.wav\"}\n")

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -47,7 +48,7 @@ enum ReadOnlyRunner {
     }()
 
     /// Runs `audiograph ARGUMENTS` in `directory` through `launcher` (empty: directly).
-    static func run(_ launcher: [String], _ arguments: [String], in directory: TempDirectory,
+    static func run(_ launcher: [String], _ arguments: [String], in directory: TemporaryFolder,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> CLIResult {
         guard let first = launcher.first else {
             return try await Harness.audiograph(arguments, in: directory, sourceLocation: sourceLocation)

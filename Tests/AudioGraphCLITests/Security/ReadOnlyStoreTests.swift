@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -19,14 +20,14 @@ struct ReadOnlyStoreTests {
     ]
 
     /// A store in `ro/` with transcripts, closed (no `-wal`, no `-shm`), made `0444` in a `0555` folder.
-    private func readOnlyStore(in dir: TempDirectory) throws -> ServeFixture {
+    private func readOnlyStore(in dir: TemporaryFolder) throws -> ServeFixture {
         let fixture = try ServeFixture.make(in: dir, at: "ro/transcripts.sqlite", standupCount: 3)
         try ReadOnlyRunner.chmod(0o444, fixture.storePath)
         try ReadOnlyRunner.chmod(0o555, dir.path("ro"))
         return fixture
     }
 
-    private func expectUnchanged(_ dir: TempDirectory, _ before: Data, _ fixture: ServeFixture,
+    private func expectUnchanged(_ dir: TemporaryFolder, _ before: Data, _ fixture: ServeFixture,
                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try ReadOnlyRunner.listing(dir.path("ro")) == ["transcripts.sqlite"], sourceLocation: sourceLocation)
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.storePath)) == before, sourceLocation: sourceLocation)
@@ -34,7 +35,7 @@ struct ReadOnlyStoreTests {
 
     @Test("another user with read permission", arguments: 0..<readers.count)
     func anotherUser(reader: Int) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try readOnlyStore(in: dir)
         defer { try? ReadOnlyRunner.chmod(0o755, dir.path("ro")) }
         let before = try Data(contentsOf: URL(fileURLWithPath: fixture.storePath))
@@ -46,7 +47,7 @@ struct ReadOnlyStoreTests {
 
     @Test("a read-only mount", .enabled(if: ReadOnlyRunner.readOnlyMountWorks), arguments: 0..<readers.count)
     func readOnlyMount(reader: Int) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, at: "ro/transcripts.sqlite", standupCount: 3)
         let before = try Data(contentsOf: URL(fileURLWithPath: fixture.storePath))
         let (arguments, expected) = Self.readers[reader]
@@ -58,7 +59,7 @@ struct ReadOnlyStoreTests {
 
     @Test("serve, as another user, answers from a read-only store")
     func serveAsAnotherUser() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try readOnlyStore(in: dir)
         defer { try? ReadOnlyRunner.chmod(0o755, dir.path("ro")) }
         let server = try await ServeProcess.start(fixture.serveArguments, in: dir, launcher: ReadOnlyRunner.otherUser)
@@ -74,7 +75,7 @@ struct ReadOnlyStoreTests {
     @Test("serve, as another user, follows a writer that starts after it (from snapshot to the writer's WAL)",
           .enabled(if: ReadOnlyRunner.isRoot))
     func serveFollowsALaterWriter() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try readOnlyStore(in: dir)
         defer { try? ReadOnlyRunner.chmod(0o755, dir.path("ro")) }
         let server = try await ServeProcess.start(fixture.serveArguments, in: dir, launcher: ReadOnlyRunner.otherUser)
@@ -96,7 +97,7 @@ struct ReadOnlyStoreTests {
 
     @Test("serve on a read-only mount answers", .enabled(if: ReadOnlyRunner.readOnlyMountWorks))
     func serveOnReadOnlyMount() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, at: "ro/transcripts.sqlite", standupCount: 3)
         let server = try await ServeProcess.start(fixture.serveArguments, in: dir,
                                                   launcher: ReadOnlyRunner.readOnlyMount(dir.path("ro")))
@@ -108,7 +109,7 @@ struct ReadOnlyStoreTests {
 
     @Test("a store the user cannot read at all: exit 74 naming it, not 66")
     func unreadableStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, at: "ro/transcripts.sqlite", standupCount: 1)
         try ReadOnlyRunner.chmod(0o755, dir.path("ro"))
         try ReadOnlyRunner.chmod(0o000, fixture.storePath)

@@ -3,6 +3,7 @@
 /// `serve` a run now drains and finalizes as `audiograph run` does on Ctrl-C before the server answers `end` to
 /// viewers and exits (0, as documented for serve).
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -63,7 +64,7 @@ struct ServeRunDrainTests {
     @Test("SIGINT or SIGTERM mid-utterance: a playable m4a, the open utterance's final shown, stored and in the WebVTT, the session's end time, exit 0",
           arguments: [SIGINT, SIGTERM])
     func signalFinalizesTheRun(_ signalNumber: Int32) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         // The whole bundled call (24 s of speech), 16 kHz mono.
         let made = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
                                          ["sox", BatchFixtures.callFLAC, "-r", "16000", "-c", "1", "speech.wav"], in: dir)

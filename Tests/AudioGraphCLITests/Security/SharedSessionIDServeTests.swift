@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 @Suite("serve: runs that share a session id stay apart")
 struct SharedSessionIDServeTests {
     @Test func eachUserReadsOnlyTheirOwnRunOfStandup() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let path = dir.path("store/t.sqlite")
         let store = try SQLiteTranscriptStore(path: path)
         for (user, text) in [("alice", "alice's roadmap"), ("bob", "bob's salary talk")] {

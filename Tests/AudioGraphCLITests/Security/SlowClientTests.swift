@@ -4,6 +4,7 @@
 /// 10) to send a whole request, however slowly it trickles bytes; a client on another address (127.0.0.2) is
 /// served all along, and caption streams outlive both limits.
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ import Glibc
 struct SlowClientTests {
     @Test("defaults: past 256 trickling connections from 127.0.0.1 more are closed, 127.0.0.2 is served; each is cut at 10 s")
     func defaultLimits() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             try await expectSlowClientsContained(port: server.port, limit: HTTPClientLimits.defaultMaxConnectionsPerAddress,
@@ -26,7 +27,7 @@ struct SlowClientTests {
 
     @Test("serve --max-connections-per-address 5 --header-timeout 3")
     func serveOptions() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         let arguments = fixture.serveArguments + ["--max-connections-per-address", "5", "--header-timeout", "3"]
         try await ServeProcess.with(arguments, in: dir) { server in
@@ -36,7 +37,7 @@ struct SlowClientTests {
 
     @Test("run with \"serve\": {\"maxConnectionsPerAddress\": 4, \"headerTimeoutSeconds\": 3}")
     func configBlock() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await writeLiveConfig(in: dir, #""serve": { "listen": "127.0.0.1:0", "store": "s.sqlite", "maxConnectionsPerAddress": 4, "headerTimeoutSeconds": 3 }"#)
         let server = try await ServeProcess.start(["run", "live.json", "--quiet"], in: dir)
         do {
@@ -50,7 +51,7 @@ struct SlowClientTests {
 
     @Test("a caption stream outlives --header-timeout 1 and --idle-timeout 1 (its keepalive every 15 s holds it)")
     func captionStreamOutlivesTheLimits() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try await writeLiveConfig(in: dir, #""session": { "id": "held", "participants": ["alice"] }"#)
         let arguments = fixture.serveArguments + ["--header-timeout", "1", "--idle-timeout", "1", "--run", "live.json"]
@@ -70,7 +71,7 @@ struct SlowClientTests {
 
     @Test("--header-timeout 2 covers the whole request: a trickled body, and a keep-alive connection after its answer")
     func wholeRequestAndKeepAlive() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         try await ServeProcess.with(fixture.serveArguments + ["--header-timeout", "2"], in: dir) { server in
             // Headers complete at once, the body never does: the API reads bodies, so the deadline still runs.
@@ -105,7 +106,7 @@ struct SlowClientTests {
           arguments: [["--max-connections-per-address", "-1"], ["--max-connections-per-address", "many"],
                       ["--header-timeout", "0"], ["--header-timeout", "3601"], ["--idle-timeout", "1.5"]])
     func badOptions(_ option: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["serve", "--store", "s.sqlite", "--listen", "127.0.0.1:0"] + option, in: dir)
         expectError(result, exit: 64, at: option[0])
         #expect(!result.stderr.contains("serving"), "\(result)")
@@ -114,7 +115,7 @@ struct SlowClientTests {
 
 /// `live.json`: two minutes of a tone played at 1x into a WAV file (a run that lasts while a test needs it), with
 /// `entry` (a top-level `"key": value`) added; and its `in.wav`.
-private func writeLiveConfig(in dir: TempDirectory, _ entry: String) async throws {
+private func writeLiveConfig(in dir: TemporaryFolder, _ entry: String) async throws {
     try await Harness.makeWAV("in.wav", in: dir, sampleRate: 8000, channels: 1, seconds: 120)
     try dir.write("live.json", """
         {
@@ -146,7 +147,7 @@ private func expectSlowClientsContained(port: UInt16, limit: Int, extra: Int, he
     }
     defer { trickle.cancel() }
 
-    let refusedSoon = try await Harness.waitUntil(timeout: headerTimeout * 0.6) { clients.closed.count >= extra }
+    let refusedSoon = await eventually(timeout: headerTimeout * 0.6) { clients.closed.count >= extra }
     let refusedCount = clients.closed.count
     try #require(refusedSoon, "\(extra) of \(limit + extra) connections from one address should be closed at once; \(refusedCount) were",
                  sourceLocation: sourceLocation)
@@ -160,7 +161,7 @@ private func expectSlowClientsContained(port: UInt16, limit: Int, extra: Int, he
     #expect(early.count == extra, "only the \(extra) past the limit are closed before the header timeout: \(early)",
             sourceLocation: sourceLocation)
 
-    let allClosed = try await Harness.waitUntil(timeout: headerTimeout + 15) { clients.closed.count == limit + extra }
+    let allClosed = await eventually(timeout: headerTimeout + 15) { clients.closed.count == limit + extra }
     let held = clients.closed.sorted().dropFirst(extra)
     let stillOpen = limit + extra - clients.closed.count
     #expect(allClosed, "every held connection should be closed \(headerTimeout) s after it opened; \(stillOpen) still open",

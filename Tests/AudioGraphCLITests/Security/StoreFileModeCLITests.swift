@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct StoreFileModeCLITests {
 
     @Test("tokens create on a new store: the file 0600, its new folder 0700")
     func tokensCreateMakesAPrivateStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["tokens", "create", "--user", "alice", "--store", "new/t.sqlite"], in: dir)
         #expect(result.status == 0, "\(result)")
         #expect(try mode(dir.path("new/t.sqlite")) == 0o600)

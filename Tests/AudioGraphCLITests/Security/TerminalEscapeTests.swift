@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct TerminalEscapeTests {
           arguments: [("\"id\": \"call\\u001b[2J\"", "session.id"), ("\"room\": \"lab\\u001b]0;x\\u0007\"", "session.room"),
                       ("\"participants\": [\"ann\", \"bob\\n\"]", "session.participants[1]")])
     func refusedInConfig(session: String, location: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("c.json", Configs.direct(input: "in.wav", extraTopLevel: "\n  \"session\": {\(session)},"))
         let result = try await Harness.audiograph(["validate", "c.json"], in: dir)
@@ -24,7 +25,7 @@ struct TerminalEscapeTests {
 
     @Test("a batch manifest's session and room with control characters: exit 65 at the line")
     func refusedInManifest() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("a.wav", in: dir, seconds: 0.2)
         try dir.write("p.json", Configs.direct(input: "x.wav", output: "unused.wav")
             .replacingOccurrences(of: "\"out\": { \"type\": \"wav-sink\", \"path\": \"unused.wav\" }",
@@ -39,7 +40,7 @@ struct TerminalEscapeTests {
 
     @Test("calls and transcripts print a stored session's control characters escaped")
     func storedNamesEscaped() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let store = try SQLiteTranscriptStore(path: dir.path("t.sqlite"))
         let session = "evil\u{1B}[2J"
         let key = try store.createSession(NewSession(sessionID: session, roomName: "room\u{1B}]0;pwned\u{07}",
@@ -66,7 +67,7 @@ struct TerminalEscapeTests {
 
     @Test("an error quoting user input escapes it")
     func errorsEscaped() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try SQLiteTranscriptStore(path: dir.path("t.sqlite")).close()
         let result = try await Harness.audiograph(["transcripts", "list", "--session", "no\u{1B}[2Jbody",
                                                    "--store", "t.sqlite"], in: dir)

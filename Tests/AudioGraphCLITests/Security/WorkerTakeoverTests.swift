@@ -4,6 +4,7 @@
 /// while any item is queued or leased, takes over an expired lease, and exits once every file is done or
 /// failed. On SQLite, and on PostgreSQL when `AUDIOGRAPH_TEST_POSTGRES_URL` is set.
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ struct WorkerTakeoverTests {
     @Test("two workers, one killed (SIGKILL) mid-file: the other takes its file over and exits with every file done",
           arguments: BatchRetrySessionTests.backends)
     func lastWorkerTakesOver(_ backend: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
         // The first worker's file: 4 s; the second's: 1 s, so the live worker is out of claimable files long
         // before the dead worker's lease runs out, however slow the machine.

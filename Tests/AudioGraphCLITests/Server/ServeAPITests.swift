@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct ServeAPITests {
     @Test("/health, / , /app.js, /app.css: no token, their content types, a Content-Security-Policy")
     func pageAndHealth() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let health = try await ServeHTTP.get(server.url("/health"))
@@ -43,7 +44,7 @@ struct ServeAPITests {
 
     @Test("transcripts: page= and after= give the same pages as the local TranscriptsRequest (73 rows, limit 10)")
     func pagingMatchesLocalCursor() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         let local = try await fixture.localPages(session: "standup", limit: 10)
         #expect(local.count == 8 && local.last?.count == 3 && local.joined().count == 73)
@@ -107,7 +108,7 @@ struct ServeAPITests {
 
     @Test("limit: default 30, clamped to 1…1000 (0 → 1, 5000 → 1000, -5 → 1); pages past the end are empty")
     func limits() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             for (query, limit, count) in [("", 30, 30), ("?limit=0", 1, 1), ("?limit=5000", 1000, 73), ("?limit=-5", 1, 1),
@@ -131,7 +132,7 @@ struct ServeAPITests {
 
     @Test("transcripts/{tid}: the record, language and utterances; transcriptUrl points at this server and works")
     func transcriptDetail() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let reply = try await ServeHTTP.get(server.url("/v1/transcripts/standup-000"), token: fixture.aliceToken)
@@ -169,7 +170,7 @@ struct ServeAPITests {
 
     @Test("calls: the user's sessions, newest last; hasTranscriptions=true: the transcribed ones with their transcripts")
     func calls() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let all = try await ServeHTTP.get(server.url("/v1/calls"), token: fixture.aliceToken)
@@ -225,7 +226,7 @@ struct ServeAPITests {
 
     @Test("live: empty when nothing runs; HEAD answers the head of GET without a body")
     func liveAndHead() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let live = try await ServeHTTP.get(server.url("/v1/live"), token: fixture.aliceToken)
@@ -299,7 +300,7 @@ struct ServeAPITests {
 
     @Test("every error code: the status, the code, exactly the error JSON")
     func errors() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 12)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             for (target, status, code) in Self.errorCases {
@@ -311,7 +312,7 @@ struct ServeAPITests {
 
     @Test("missing_token, invalid_token, method_not_allowed (POST, PUT, DELETE, PATCH, OPTIONS, even without a token)")
     func authAndMethodErrors() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 3)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             for path in ["/v1/calls", "/v1/live", "/v1/sessions/standup/transcripts", "/v1/transcripts/standup-000",
@@ -338,7 +339,7 @@ struct ServeAPITests {
 
     @Test("store_unavailable: the store's tables go away under the running server; 503, and /health still answers")
     func storeUnavailable() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 3)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let before = try await ServeHTTP.get(server.url("/v1/sessions/standup/transcripts"), token: fixture.aliceToken)
@@ -362,7 +363,7 @@ struct ServeAPITests {
 
     @Test("internal: a row that does not parse answers 500 internal with the error JSON only; pages leave it out")
     func internalError() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 3)
         let database = try SQLiteDatabase(path: fixture.storePath, create: false)
         try database.execute("UPDATE transcripts SET start_time = 'yesterday' WHERE tid = 'standup-001'")

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -83,7 +84,7 @@ struct ServeCommandTests {
 
     @Test("run with a serve block: /v1/live lists the session, its captions stream as SSE (partial/final, then end)")
     func liveCaptionsOfARun() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await ServeSpeech.make(in: dir)
         // The store the run writes and serves; its tokens are made first.
         let fixture = try ServeFixture.make(in: dir, at: "out/store.sqlite", standupCount: 2)
@@ -137,7 +138,7 @@ struct ServeCommandTests {
 
     @Test("SIGINT to serve --run with a caption stream open and a request in flight: end, the request completes, exit 0")
     func gracefulShutdown() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await ServeSpeech.make(in: dir)
         let fixture = try ServeFixture.make(in: dir, standupCount: 2)
         try dir.write("live.json", ServeSpeech.config(session: "live-serve", participants: ["alice", "carol"],
@@ -189,7 +190,7 @@ struct ServeCommandTests {
 
     @Test("SIGINT as soon as serve prints its serving line: a graceful stop and exit 0, every time")
     func interruptRightAfterServing() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         // Stops at the first failure: one is enough to show the race (a hang costs the timeout).
         for attempt in 1...20 {
@@ -206,7 +207,7 @@ struct ServeCommandTests {
 
     @Test("serve with no store: exit 66 naming the path; nothing created")
     func noStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.audiograph(["serve", "--store", "none.sqlite", "--listen", "127.0.0.1:0"], in: dir)
         expectError(result, exit: 66, at: dir.path("none.sqlite"))
         #expect(!dir.exists("none.sqlite"))
@@ -221,7 +222,7 @@ struct ServeCommandTests {
         "256.0.0.1:80", "[::1]:80", "::1:80", "", "127.0.0.1:80x", "127.0.0.01234:80",
     ])
     func badListen(listen: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         let result = try await Harness.audiograph(["serve", "--store", fixture.storePath, "--listen", listen], in: dir)
         expectError(result, exit: 64, at: "--listen")
@@ -229,7 +230,7 @@ struct ServeCommandTests {
 
     @Test("serve on a port already in use: exit 69 naming --listen")
     func portInUse() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         let listener = try TCPListener()
         defer { listener.close() }
@@ -249,7 +250,7 @@ struct ServeCommandTests {
         ["--threads", "1.5"], ["--port", "8080"], ["extra"], ["--listen"],
     ])
     func badArguments(arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 1)
         let listen = arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]
         let result = try await Harness.audiograph(["serve", "--store", fixture.storePath] + listen + arguments, in: dir)
@@ -291,7 +292,7 @@ struct ServeCommandTests {
         (#"{"listen": "127.0.0.1:0", "idleTimeoutSeconds": "30"}"#, true, "serve.idleTimeoutSeconds"),
     ])
     func badServeBlock(serve: String, store: Bool, location: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir, seconds: 0.2)
         try dir.write("bad.json", runConfig(serve: serve, store: store))
         let result = try await Harness.audiograph(["run", "bad.json"], in: dir)
@@ -302,7 +303,7 @@ struct ServeCommandTests {
 
     @Test("serve --help documents the options, the serving line and the exit codes")
     func help() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let help = try await Harness.audiograph(["serve", "--help"], in: dir)
         #expect(help.status == 0, "\(help)")
         for text in ["--store PATH", "--listen", "--threads", "--public-url", "--run CONFIG", "--max-connections-per-address N",

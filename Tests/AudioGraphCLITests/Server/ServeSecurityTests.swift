@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct ServeSecurityTests {
     @Test("tokens: none, wrong, malformed, another's id with a wrong secret, no scheme, other schemes; lowercase bearer works")
     func tokens() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 3)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let url = server.url("/v1/sessions/standup/transcripts")
@@ -58,7 +59,7 @@ struct ServeSecurityTests {
 
     @Test("a revoked user's token fails on the next request after `audiograph tokens revoke`; a new token works at once")
     func revokeWhileServing() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let url = server.url("/v1/calls")
@@ -84,7 +85,7 @@ struct ServeSecurityTests {
 
     @Test("another user's session and transcript answer 404 exactly like ones that do not exist")
     func otherUsersData() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 14)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let alice = fixture.aliceToken
@@ -161,7 +162,7 @@ struct ServeSecurityTests {
 
     @Test("path traversal and encoded traversal in ids: 404 (or 400), the error JSON only")
     func traversal() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             for (target, status, code) in Self.traversals {
@@ -180,7 +181,7 @@ struct ServeSecurityTests {
 
     @Test("oversized and malformed query values: 400 bad_parameter, the value not echoed when long")
     func badQueryValues() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let long8K = String(repeating: "9", count: 8 * 1024)
@@ -207,7 +208,7 @@ struct ServeSecurityTests {
 
     @Test("a NUL in a query value or an id is refused, not cut short (bad_parameter / not_found)")
     func nulInValues() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             // "5\0junk" is not a number: the contract's bad_parameter, not a page of 5.
@@ -224,7 +225,7 @@ struct ServeSecurityTests {
 
     @Test("a 1 MB header, many headers, a 1 MB token: 431 from libmicrohttpd, nothing else; the server goes on")
     func hugeHeaders() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let megabyte = String(repeating: "a", count: 1 << 20)
@@ -247,7 +248,7 @@ struct ServeSecurityTests {
 
     @Test("malformed requests: refused by libmicrohttpd (400/505) or closed, never answered with data; the server goes on")
     func malformedRequests() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let fixture = try ServeFixture.make(in: dir, standupCount: 4)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let auth = "Authorization: Bearer \(fixture.aliceToken)\r\n"

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,7 +55,7 @@ final class ServeProcess: @unchecked Sendable {
     /// harness's watchdog if it hangs, which ends the wait).
     /// - Parameter launcher: a command that execs `audiograph` (same process) after setting something up, like
     ///   `setpriv` to another user; empty: run it directly.
-    static func start(_ arguments: [String], in directory: TempDirectory, launcher: [String] = []) async throws -> ServeProcess {
+    static func start(_ arguments: [String], in directory: TemporaryFolder, launcher: [String] = []) async throws -> ServeProcess {
         let process = Process()
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
@@ -80,7 +81,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Runs `body` with a server started with `arguments`, then stops it with SIGINT and expects exit 0 (and
     /// no complaint on stderr); the server is stopped when `body` throws too.
-    static func with<T>(_ arguments: [String], in directory: TempDirectory,
+    static func with<T>(_ arguments: [String], in directory: TemporaryFolder,
                         sourceLocation: SourceLocation = #_sourceLocation,
                         _ body: (ServeProcess) async throws -> T) async throws -> T {
         let server = try await start(arguments, in: directory)
@@ -630,7 +631,7 @@ struct ServeFixture: Sendable {
     /// What alice must never see: bob's text and transcript ids, the store's path.
     var aliceLeaks: [String] { [Self.secretText, storePath] + secretTids }
 
-    static func make(in directory: TempDirectory, at name: String = "store/transcripts.sqlite",
+    static func make(in directory: TemporaryFolder, at name: String = "store/transcripts.sqlite",
                      standupCount: Int = 73) throws -> ServeFixture {
         let path = directory.path(name)
         let store = try SQLiteTranscriptStore(path: path)
@@ -712,7 +713,7 @@ enum ServeSpeech {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    static func make(_ name: String = "speech.wav", in directory: TempDirectory) async throws {
+    static func make(_ name: String = "speech.wav", in directory: TemporaryFolder) async throws {
         let call = packageRoot.appendingPathComponent("examples/audio/call.flac").path
         let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", call, name, "trim", "16"], in: directory)
         guard result.status == 0 else { throw HarnessError("sox failed: \(result.stderr)") }

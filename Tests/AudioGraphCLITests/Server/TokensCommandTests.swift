@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ struct TokensCommandTests {
 
     @Test("create: makes the store, prints the token once; the store keeps only SHA-256 of its secret")
     func create() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         #expect(!dir.exists("new/tokens.sqlite"))
         let result = try await Harness.audiograph(["tokens", "create", "--user", "alice", "--store", "new/tokens.sqlite"], in: dir)
         #expect(result.status == 0, "\(result)")
@@ -52,7 +53,7 @@ struct TokensCommandTests {
 
     @Test("list: users and token ids with dates, never a secret; revoke: every token of one user, counted")
     func listAndRevoke() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var tokens: [String: [String]] = [:]
         for user in ["alice", "bob", "alice", "carol.d-e_f@example"] {
             let made = try await Harness.audiograph(["tokens", "create", "--user", user, "--store", "t.sqlite"], in: dir)
@@ -112,7 +113,7 @@ struct TokensCommandTests {
         ["--user", "new\nline"],
     ])
     func badUser(arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         for subcommand in ["create", "revoke"] {
             let result = try await Harness.audiograph(["tokens", subcommand] + arguments + ["--store", "t.sqlite"], in: dir)
             expectError(result, exit: 64, at: arguments == ["--user"] ? nil : "--user")
@@ -122,7 +123,7 @@ struct TokensCommandTests {
 
     @Test("a 64-character user name and the allowed punctuation are fine")
     func longestUser() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let user = String(repeating: "u", count: 60) + ".-_@"
         let result = try await Harness.audiograph(["tokens", "create", "--user", user, "--store", "t.sqlite"], in: dir)
         #expect(result.status == 0 && result.stdoutLines.last?.hasPrefix("token for \(user): agt_") == true, "\(result)")
@@ -130,7 +131,7 @@ struct TokensCommandTests {
 
     @Test("list and revoke with no store: exit 66 naming it, nothing created")
     func noStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let list = try await Harness.audiograph(["tokens", "list", "--store", "none.sqlite"], in: dir)
         expectError(list, exit: 66, at: dir.path("none.sqlite"))
         let revoke = try await Harness.audiograph(["tokens", "revoke", "--user", "alice", "--store", "none.sqlite"], in: dir)
@@ -152,7 +153,7 @@ struct TokensCommandTests {
 
     @Test("a file that is not a store: exit 65 naming it, the file untouched")
     func notAStore() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let junk = String(repeating: "not a database\n", count: 100)
         try dir.write("junk.sqlite", junk)
         for arguments in [["create", "--user", "alice"], ["list"], ["revoke", "--user", "alice"]] {
@@ -168,7 +169,7 @@ struct TokensCommandTests {
         ["tokens", "list", "--store"],
     ])
     func usage(arguments: [String]) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try await Harness.audiograph(["tokens", "create", "--user", "a", "--store", "t.sqlite"], in: dir)
         let result = try await Harness.audiograph(arguments.last == "--store" ? arguments : arguments + ["--store", "t.sqlite"], in: dir)
         #expect(result.status == 64, "\(result)")
@@ -177,7 +178,7 @@ struct TokensCommandTests {
 
     @Test("tokens --help names the subcommands and the exit codes")
     func help() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let help = try await Harness.audiograph(["tokens", "--help"], in: dir)
         #expect(help.status == 0, "\(help)")
         for text in ["tokens create --user NAME", "tokens list", "tokens revoke --user NAME", "SHA-256", "66 no store"] {

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ struct TerminalKeyGatingTests {
     /// Runs `audiograph run keys.json` on a pseudo-terminal, waits for `ready`, types each key after the text
     /// before it appeared, and returns everything the terminal showed.
     func typing(_ session: String, steps: [(key: String, thenWaitFor: String)], ready: String) async throws -> String {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let clip = Self.fixtures.appendingPathComponent("goforward.wav").path
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/sox"), Array(repeating: clip, count: 20) + ["speech.wav"], in: dir)
         try #require(sox.status == 0, "\(sox)")

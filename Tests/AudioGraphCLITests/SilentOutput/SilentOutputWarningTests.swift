@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -21,7 +22,7 @@ struct SilentOutputWarningTests {
 
     @Test("transcription off: one warning naming asr and srt with the fix, and a note that the SRT has no cue")
     func transcriptionOff() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("p.json", Self.pipeline(session: "", sinks: #""srt": {"type": "caption-sink", "format": "srt", "path": "c.srt"}"#,
                                               links: #""asr -> srt""#))
@@ -43,7 +44,7 @@ struct SilentOutputWarningTests {
 
     @Test("captions off with a live sink: the warning names it and --set session.captions=true")
     func captionsOff() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("p.json", Self.pipeline(session: #""autoStartTranscription": true"#,
                                               sinks: #""live": {"type": "caption-sink", "format": "live"}"#,
@@ -59,7 +60,7 @@ struct SilentOutputWarningTests {
 
     @Test("captions that will appear: no warning, no note, and the captions are there")
     func captionsOn() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         _ = try await BatchFixtures.makeCalls(1, in: dir)
         try dir.write("p.json", Self.pipeline(session: #""autoStartTranscription": true, "captions": true"#,
                                               sinks: #""live": {"type": "caption-sink", "format": "live"}, "srt": {"type": "caption-sink", "format": "srt", "path": "c.srt"}"#,

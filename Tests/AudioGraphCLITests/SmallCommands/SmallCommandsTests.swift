@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 struct SmallCommandsTests {
     @Test("-V, version and --version print the same line")
     func version() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let long = try await Harness.audiograph(["--version"], in: dir)
         #expect(long.status == 0 && long.stdout.hasPrefix("audiograph "), "\(long)")
         for spelling in ["-V", "version"] {
@@ -18,7 +19,7 @@ struct SmallCommandsTests {
 
     @Test("validate --dot writes the graph without running it")
     func validateDot() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("in.wav", in: dir)
         let result = try await Harness.audiograph(["validate", "-e", "file-source path=in.wav ! wav-sink path=out.wav",
                                                    "--dot", "g.dot"], in: dir)
@@ -29,7 +30,7 @@ struct SmallCommandsTests {
 
     @Test("nodes: each line fits COLUMNS and marks where the type comes from")
     func nodesWidth() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["COLUMNS=60", try Harness.binary().path, "nodes"],
                                            in: dir)
         #expect(result.status == 0, "\(result)")
@@ -43,7 +44,7 @@ struct SmallCommandsTests {
 
     @Test("completion bash completes commands and each command's options from its usage line")
     func bashCompletion() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let script = try await Harness.audiograph(["completion", "bash"], in: dir)
         #expect(script.status == 0, "\(script)")
         try dir.write("c.bash", script.stdout)

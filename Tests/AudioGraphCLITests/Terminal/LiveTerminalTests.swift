@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -42,8 +43,8 @@ struct LiveTerminalTests {
     }
 
     /// A run of live captions over `clips` copies of the fixture, transcription and captions on, on a pseudo-terminal.
-    func liveRun(clips: Int = 5) async throws -> (TerminalRun, TempDirectory) {
-        let dir = try TempDirectory()
+    func liveRun(clips: Int = 5) async throws -> (TerminalRun, TemporaryFolder) {
+        let dir = try TemporaryFolder()
         let clip = Self.fixtures.appendingPathComponent("goforward.wav").path
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/sox"), Array(repeating: clip, count: clips) + ["speech.wav"], in: dir)
         try #require(sox.status == 0, "\(sox)")

@@ -11,7 +11,7 @@ final class TerminalRun: Sendable {
     private let model: Mutex<ScreenModel>
     private let exit: Task<Harness.Exit, any Error>
 
-    init(_ arguments: [String], in directory: TempDirectory, columns: Int = 200, rows: Int = 30) throws {
+    init(_ arguments: [String], in directory: TemporaryFolder, columns: Int = 200, rows: Int = 30) throws {
         pty = try #require(PseudoTerminal(columns: columns, rows: rows))
         model = Mutex(ScreenModel(columns: columns, rows: rows))
         let process = Process()
@@ -40,7 +40,7 @@ final class TerminalRun: Sendable {
     /// Polls the screen until `condition` holds: whether it held, and the last screen seen.
     func waitFor(timeout: Double = 30, _ condition: @escaping ([String]) -> Bool) async throws -> (held: Bool, screen: [String]) {
         var last: [String] = []
-        let held = try await Harness.waitUntil(timeout: timeout) {
+        let held = await eventually(timeout: timeout) {
             last = screen()
             return condition(last)
         }

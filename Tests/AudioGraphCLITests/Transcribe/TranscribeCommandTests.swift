@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct TranscribeCommandTests {
 
     @Test("one file: NAME.srt next to it, with cues, and a summary line")
     func oneFile() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         let result = try await Harness.audiograph(["transcribe", names[0]] + Self.engine, in: dir)
         #expect(result.status == 0, "\(result)")
@@ -24,7 +25,7 @@ struct TranscribeCommandTests {
 
     @Test("many files with -o srt,vtt,txt,json --jobs 2 --json: every output of every file")
     func manyFiles() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(3, in: dir)
         let result = try await Harness.audiograph(["transcribe"] + names + ["-o", "srt,vtt,txt,json", "--jobs", "2", "--json"]
                                                   + Self.engine, in: dir)
@@ -44,7 +45,7 @@ struct TranscribeCommandTests {
 
     @Test("--out-dir: the outputs go there (created), none next to the input")
     func outDir() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         let result = try await Harness.audiograph(["transcribe"] + names + ["--out-dir", "subs/en", "-o", "vtt"] + Self.engine,
                                                   in: dir)
@@ -55,7 +56,7 @@ struct TranscribeCommandTests {
 
     @Test("an existing output: exit 73 naming it, nothing written; --force overwrites")
     func existingOutput() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(2, in: dir)
         try dir.write("call1.srt", "keep me\n")
         let refused = try await Harness.audiograph(["transcribe"] + names + Self.engine, in: dir)
@@ -70,7 +71,7 @@ struct TranscribeCommandTests {
 
     @Test("a missing input is exit 66 naming it; an unknown format exit 64")
     func badArguments() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         expectError(try await Harness.audiograph(["transcribe", "gone.wav"], in: dir), exit: 66, at: "gone.wav")
         expectError(try await Harness.audiograph(["transcribe", "gone.wav", "-o", "srtt"], in: dir), exit: 64, at: "-o")
         expectError(try await Harness.audiograph(["transcribe"], in: dir), exit: 64, at: nil)
@@ -78,7 +79,7 @@ struct TranscribeCommandTests {
 
     @Test("--print-config prints the pipeline; `audiograph run` of it writes the same captions")
     func printConfig() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let names = try await BatchFixtures.makeCalls(1, in: dir)
         let printed = try await Harness.audiograph(["transcribe", names[0], "-o", "srt,vtt", "--print-config"] + Self.engine,
                                                    in: dir)
@@ -108,7 +109,7 @@ struct TranscribeCommandTests {
 struct TranscribeLanguageTests {
     @Test("one file that is not audio: its error once, with its own exit code (not 0, not 75)")
     func notAudio() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try dir.write("notes.wav", "this is text, not audio\n")
         let result = try await Harness.audiograph(["transcribe", "notes.wav", "--engine", "pocketsphinx"], in: dir)
         #expect(result.status != 0 && result.status != 75, "\(result)")
@@ -118,7 +119,7 @@ struct TranscribeLanguageTests {
 
     @Test("--language en-UK: exit 64 at --language, suggesting en-GB")
     func badLanguage() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await Harness.makeWAV("a.wav", in: dir)
         let result = try await Harness.audiograph(["transcribe", "a.wav", "--language", "en-UK"], in: dir)
         expectError(result, exit: 64, at: "--language")

@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func missingDefaultModelIsExit69UntilInstalled() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         let clip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("AudioGraphSpeechTests/Fixtures/librivox_0880.wav").path
         _ = try dir.write("vad.json", Self.config(clip))
@@ -41,7 +41,7 @@ import Testing
     /// `models install silero` takes the model from the whisper.cpp source archive scripts/install-whisper.sh
     /// keeps in the cache; without it the install is refused (exit 69) naming that script, and writes nothing.
     @Test func installWithoutTheWhisperSourceArchiveNamesTheScript() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         var environment = ProcessInfo.processInfo.environment
         environment["AUDIOGRAPH_MODELS_DIR"] = dir.path("models")
         environment["AUDIOGRAPH_CACHE"] = dir.path("cache")

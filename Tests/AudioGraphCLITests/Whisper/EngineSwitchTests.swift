@@ -12,7 +12,7 @@ import Testing
     /// Runs the session config in a fresh folder with `extra` arguments; returns the caption texts after checking
     /// that the store holds one transcript of session "engines" with the same utterances.
     func run(_ extra: [String]) async throws -> (captions: [String], result: CLIResult) {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(Self.clips, in: dir)
         try dir.write("session.json", Self.config)
         let result = try await Harness.audiograph(["run", "session.json", "--quiet"] + extra, in: dir)

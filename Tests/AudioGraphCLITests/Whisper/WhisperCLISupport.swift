@@ -31,7 +31,7 @@ enum WhisperCLI {
     }
 
     /// Writes `speech.wav` in `dir`: the clips in order, each followed by 1.5 s of silence so the VAD splits them.
-    static func makeSpeech(_ clips: [String], in dir: TempDirectory) async throws {
+    static func makeSpeech(_ clips: [String], in dir: TemporaryFolder) async throws {
         var parts: [String] = []
         for (index, clip) in clips.enumerated() {
             let part = "part\(index).wav"

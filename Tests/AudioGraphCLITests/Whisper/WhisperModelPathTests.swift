@@ -2,6 +2,7 @@
 /// `nodes.asr.model` with the file and the install command (the builder's generic missing-input check, exit 66,
 /// used to answer first), for `validate` and `run` alike; a FIFO given as the model is still refused before
 /// anything opens it (exit 66). Nothing is written.
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 
     @Test(arguments: ["validate", "run"])
     func aMissingExplicitModelIsUnavailableWithTheInstallCommand(command: String) async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(["goforward"], in: dir)
         try dir.write("missing.json", config(model: "models/ggml-nowhere.bin"))
         let result = try await Harness.audiograph([command, "missing.json"], in: dir)
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func aFIFOAsTheModelIsRefusedUnopened() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(["goforward"], in: dir)
         #expect(mkfifo(dir.path("model.fifo"), 0o600) == 0)
         try dir.write("fifo.json", config(model: "model.fifo"))

@@ -1,12 +1,13 @@
 /// Issue 15, "Parameters": a whisper recognizer given a pocketsphinx parameter (`"hmm"`) is refused before any
 /// audio flows, with exit 65 naming `nodes.asr.hmm` and saying whose parameter it is; an unknown one gets a
 /// did-you-mean. Nothing is written.
+import AudioGraphTestKit
 import Foundation
 import Testing
 
 @Suite struct WhisperParameterErrorTests {
     @Test func anotherEnginesParameterIsRefusedByName() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(["goforward"], in: dir)
         try dir.write("bad.json", WhisperCLI.sessionConfig(
             recognizer: #"{ "type": "recognizer", "engine": "whisper", "hmm": "x" }"#))
@@ -17,7 +18,7 @@ import Testing
     }
 
     @Test func anUnknownWhisperParameterGetsADidYouMean() async throws {
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(["goforward"], in: dir)
         try dir.write("bad.json", WhisperCLI.sessionConfig(
             recognizer: #"{ "type": "recognizer", "engine": "whisper", "beamsize": 2 }"#))

@@ -14,7 +14,7 @@ import Testing
 
     @Test func realSpeechThroughTheVADAndWhisperIsTranscribed() async throws {
         _ = try WhisperCLI.requireModel()
-        let dir = try TempDirectory()
+        let dir = try TemporaryFolder()
         try await WhisperCLI.makeSpeech(Self.clips, in: dir)
         try dir.write("whisper.json", WhisperCLI.sessionConfig(recognizer: #"{ "type": "recognizer", "engine": "whisper" }"#))
         let result = try await Harness.audiograph(["run", "whisper.json", "--quiet"], in: dir)

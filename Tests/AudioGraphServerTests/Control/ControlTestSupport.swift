@@ -96,11 +96,3 @@ struct HarnessFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` until it holds (a generous timeout; no sleeps as synchronization).
-func waitUntil(_ what: String, timeout: Double = 60, _ condition: () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        guard Date() < deadline else { throw HarnessFailure("timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(2))
-    }
-}

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -28,7 +29,7 @@ import Testing
         let fixture = try ControlFixture(settings: SessionSettings(id: "standup"), levelMeter: true)
         defer { Task { await fixture.finish() } }
         let viewer = try StreamTap(fixture.api.get("/v1/sessions/standup/captions", token: fixture.api.aliceToken))
-        try await waitUntil("six level events") { Self.levels(viewer.all).count >= 6 }
+        try await eventually("six level events") { Self.levels(viewer.all).count >= 6 }
         let sent = Self.levels(viewer.all)
         let times = sent.map { $0["time"]! }
         for (before, after) in zip(times, times.dropFirst()) {

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -152,15 +153,15 @@ import Testing
         #expect(first.first?["languages"] as? [String] == ["en-US", "fr-FR"])
         _ = await onWorker { fixture.post("/v1/sessions/standup/transcription", #"{"action":"start"}"#, token: fixture.api.aliceToken) }
         _ = await onWorker { fixture.post("/v1/sessions/standup/captions", #"{"visible":true}"#, token: fixture.api.aliceToken) }
-        try await waitUntil("two more state events") { stateEvents(viewer.all).count == 3 }
+        try await eventually("two more state events") { stateEvents(viewer.all).count == 3 }
         let events = stateEvents(viewer.all)
         #expect(events[1]["transcribing"] as? Bool == true && events[1]["captions"] as? Bool == false)
         #expect(events[2]["captions"] as? Bool == true && events[2]["captionsVisible"] as? Bool == true)
         // Captions flow once visible.
-        try await waitUntil("a caption") { viewer.all.contains("event: caption") }
+        try await eventually("a caption") { viewer.all.contains("event: caption") }
         // A change made elsewhere (the terminal, --control) is pushed too.
         try await fixture.session.setCaptionLanguage("fr-FR")
-        try await waitUntil("the language event") { stateEvents(viewer.all).last?["captionLanguage"] as? String == "fr-FR" }
+        try await eventually("the language event") { stateEvents(viewer.all).last?["captionLanguage"] as? String == "fr-FR" }
         // /v1/live carries the state for the page.
         let listed = (object(fixture.api.get("/v1/live", token: fixture.carolToken))["sessions"] as? [[String: Any]])?.first
         #expect((listed?["state"] as? [String: Any])?["captionLanguage"] as? String == "fr-FR")
@@ -187,7 +188,7 @@ import Testing
         for (i, answer) in alice.enumerated() { #expect(object(answer)["captions"] as? Bool == (i % 2 == 0)) }
         for (i, answer) in carol.enumerated() { #expect(object(answer)["captionLanguage"] as? String == (i % 2 == 0 ? "fr-FR" : "en-US")) }
 
-        try await waitUntil("every state event at both viewers") {
+        try await eventually("every state event at both viewers") {
             stateEvents(aliceView.all).count == 1 + 2 * rounds && stateEvents(carolView.all).count == 1 + 2 * rounds
         }
         let seenByAlice = stateEvents(aliceView.all).map { "\($0["captions"]!) \($0["captionLanguage"]!)" }

@@ -68,16 +68,6 @@ import Testing
         #expect(set.nodes.first { $0.id == "asr" }?.configuration.values["beam"] == 5)
     }
 
-    /// A fresh folder under the temporary directory.
-    struct TemporaryFolder {
-        let path: String
-        init() throws {
-            path = NSTemporaryDirectory() + "engine-parameters-" + UUID().uuidString
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        }
-        func path(_ name: String) -> String { path + "/" + name }
-    }
-
     @Test("another engine's parameter is refused at nodes.asr.hmm, saying whose it is")
     func anotherEnginesParameter() throws {
         let error = try #require(Self.error(["engine": "param-probe", "hmm": "x"]))
