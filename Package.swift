@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "AudioGraphServer",
                 dependencies: ["AudioGraphCore", "AudioGraphStore", "AudioGraphSessions", "CMicroHTTPD", "CCrypto"],
                 swiftSettings: strict),
-        // The remote transcripts client (URLSession): no C, no server code.
+        // The remote transcripts client (URLSession): no server code (through Store it still links SQLite and libpq).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStore"], swiftSettings: strict),
         .target(name: "AudioGraph",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
