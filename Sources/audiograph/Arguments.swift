@@ -1,5 +1,27 @@
 import AudioGraph
 
+/// The options a command takes, declared once: `Arguments` parses with them, and the shell completion offers
+/// them (`audiograph completion`); a test checks that the command's --help names each one.
+struct CommandOptions: Sendable {
+    /// Options that take a value (`--set k=v`, `--events=jsonl`).
+    var valued: [String] = []
+    /// Options that take none.
+    var flags: [String] = []
+    /// Options that take one of a few values or none (`--stats`, `--stats json`); alone, the last choice.
+    var optionallyValued: [(name: String, choices: [String])] = []
+
+    static let none = CommandOptions()
+
+    /// Every option's name, in declaration order.
+    var names: [String] { valued + flags + optionallyValued.map(\.name) }
+
+    /// These and `other`'s (a command that shares another's options).
+    func adding(_ other: CommandOptions) -> CommandOptions {
+        CommandOptions(valued: valued + other.valued, flags: flags + other.flags,
+                       optionallyValued: optionallyValued + other.optionallyValued)
+    }
+}
+
 /// A tiny command-line parser: flags (`--verbose`), options with values (`--set k=v`, `--events=jsonl`) and
 /// positional arguments, with usage errors (exit 64) that say what was wrong.
 struct Arguments {
@@ -9,14 +31,13 @@ struct Arguments {
     private var flags: Set<String> = []
     private var optionalValues: [String: String] = [:]
 
-    /// - Parameters:
-    ///   - valued: options that take a value.
-    ///   - flags: options that take none.
-    ///   - optionallyValued: options that take one of a few values or none (`--stats`, `--stats json`): the next
-    ///     argument is their value when it is one of them; alone, their value is the last choice (`--stats` means `--stats table`).
-    init(_ arguments: [String], valued: Set<String>, flags allowedFlags: Set<String>,
-         optionallyValued: KeyValuePairs<String, [String]> = [:]) throws(GraphError) {
-        let optional = Dictionary(uniqueKeysWithValues: optionallyValued.map { ($0.key, $0.value) })
+    /// Parses `arguments` with the command's declared options. An optionally valued option takes the next argument
+    /// as its value when it is one of its choices; alone, its value is the last choice (`--stats` means
+    /// `--stats table`).
+    init(_ arguments: [String], _ declared: CommandOptions) throws(GraphError) {
+        let valued = Set(declared.valued)
+        let allowedFlags = Set(declared.flags)
+        let optional = Dictionary(uniqueKeysWithValues: declared.optionallyValued.map { ($0.name, $0.choices) })
         remaining = arguments
         var index = 0
         var onlyPositionals = false
@@ -56,7 +77,7 @@ struct Arguments {
             } else if allowedFlags.contains(name), inlineValue == nil {
                 flags.insert(name)
             } else {
-                let known = Array(valued) + Array(allowedFlags) + Array(optional.keys)
+                let known = declared.names
                 throw GraphError(.usage, at: name, "unknown option" + Suggestions.hint(for: name, in: known)
                     + "; see --help")
             }

@@ -11,6 +11,9 @@ struct BatchCommand: Command {
         + "       audiograph batch status --store STORE [--json]"
     /// Some files failed, the others are done: distinct from the codes that mean the batch itself could not run.
     static let someFailedExitCode: Int32 = 75
+    static let options =  CommandOptions(valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds", "--max-attempts",
+                                                   "--metrics-port"],
+                                          flags: ["--enqueue-only", "--json", "--quiet", "--verbose"])
     static let help = """
         \(abstract).
 
@@ -61,9 +64,7 @@ struct BatchCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds",
-                                                     "--max-attempts", "--metrics-port"],
-                                 flags: ["--enqueue-only", "--json", "--quiet", "--verbose"])
+        let args = try Arguments(arguments, Self.options)
         if args.positionals.first == "status" { return try status(args) }
         let metricsAddress = try BatchOptions.metricsAddress(args)
         if metricsAddress != nil, args.flag("--enqueue-only") {

@@ -4,6 +4,7 @@ struct CallsCommand: Command {
     static let name = "calls"
     static let abstract = "List the stored sessions (call logs), oldest first"
     static let usage = "audiograph calls [--has-transcriptions] [--limit N] [--page P | --all] [--store PATH] [--json]"
+    static let options =  CommandOptions(valued: ["--limit", "--page", "--store"], flags: ["--has-transcriptions", "--json", "--all", "--timings"])
     static let help = """
         \(abstract): one per run of a pipeline with a transcript-store node.
 
@@ -26,8 +27,7 @@ struct CallsCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--limit", "--page", "--store"],
-                                 flags: ["--has-transcriptions", "--json", "--all", "--timings"])
+        let args = try Arguments(arguments, Self.options)
         _ = try args.requirePositionals([])
         let paging = try StoreOptions.paging(args)
         let store = try StoreOptions.openStoreForReading(args)

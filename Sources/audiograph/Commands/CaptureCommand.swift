@@ -7,6 +7,7 @@ struct CaptureCommand: Command {
     static let name = "capture"
     static let abstract = "Record from the microphone until Enter or Ctrl-C, then print the transcript"
     static let usage = "audiograph capture [--device DEVICE] [--keep FILE.m4a] [--language CODE]"
+    static let options =  CommandOptions(valued: ["--device", "--keep", "--language"])
     static let help = """
         \(abstract).
 
@@ -27,7 +28,7 @@ struct CaptureCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--device", "--keep", "--language"], flags: [])
+        let args = try Arguments(arguments, Self.options)
         _ = try args.requirePositionals([])
         var configuration = VoiceCaptureSession.Configuration()
         if let device = args.value("--device") {

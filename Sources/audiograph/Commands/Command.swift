@@ -6,6 +6,8 @@ protocol Command {
     static var abstract: String { get }
     static var usage: String { get }
     static var help: String { get }
+    /// The options it takes: parsing and the shell completion use these.
+    static var options: CommandOptions { get }
     /// Runs the command and returns the exit status. Throws `GraphError` for failures that exit with its code.
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32
 }

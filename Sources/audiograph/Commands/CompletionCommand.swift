@@ -2,11 +2,12 @@ import AudioGraph
 import Foundation
 
 /// `audiograph completion bash|zsh|fish`: a completion script made from the command table (`CLI.commands`):
-/// each command's name and the options its usage line, the one `--help` prints, declares.
+/// each command's name and the options it declares (`Command.options`, what it parses).
 struct CompletionCommand: Command {
     static let name = "completion"
     static let abstract = "Print a shell completion script (bash, zsh or fish)"
     static let usage = "audiograph completion bash|zsh|fish"
+    static let options =  CommandOptions.none
     static let help = """
         \(abstract), made from the same command table that prints --help.
 
@@ -18,8 +19,8 @@ struct CompletionCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let shell = try Arguments(arguments, valued: [], flags: []).requirePositionals(["shell"])[0]
-        let table = CLI.commands.map { ($0.name, CompletionScripts.options(inUsage: $0.usage)) }
+        let shell = try Arguments(arguments, Self.options).requirePositionals(["shell"])[0]
+        let table = CLI.commands.map { ($0.name, $0.options.names + ["--help"]) }
         switch shell {
         case "bash": Console.writeOut(CompletionScripts.bash(table))
         case "zsh": Console.writeOut(CompletionScripts.zsh(table))
@@ -34,28 +35,6 @@ struct CompletionCommand: Command {
 
 /// The completion scripts, from (command, options) pairs.
 enum CompletionScripts {
-    /// The options a usage line names (`--set`, `-o`), each once, in order, plus --help.
-    static func options(inUsage usage: String) -> [String] {
-        var options: [String] = []
-        var word = ""
-        func flush() {
-            let trimmed = word.trimmingCharacters(in: CharacterSet(charactersIn: "[]|.,()…"))
-            let isLong = trimmed.hasPrefix("--") && trimmed.count > 2
-            let isShort = trimmed.count == 2 && trimmed.hasPrefix("-") && trimmed.last?.isLetter == true
-            if isLong || isShort, !options.contains(trimmed) { options.append(trimmed) }
-            word = ""
-        }
-        for character in usage {
-            if character.isWhitespace || "[]|=".contains(character) {
-                flush()
-            } else {
-                word.append(character)
-            }
-        }
-        flush()
-        return options.contains("--help") ? options : options + ["--help"]
-    }
-
     static func bash(_ table: [(String, [String])]) -> String {
         var script = """
             # bash completion for audiograph (audiograph completion bash)

@@ -4,6 +4,7 @@ struct DocsCommand: Command {
     static let name = "docs"
     static let abstract = "Print the node reference (docs/nodes.md) generated from the node declarations"
     static let usage = "audiograph docs nodes"
+    static let options =  CommandOptions.none
     static let help = """
         \(abstract).
 
@@ -14,7 +15,7 @@ struct DocsCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let topic = try Arguments(arguments, valued: [], flags: []).requirePositionals(["topic"])[0]
+        let topic = try Arguments(arguments, Self.options).requirePositionals(["topic"])[0]
         guard topic == "nodes" else {
             throw GraphError(.usage, at: topic, "unknown topic; the topic is \"nodes\"")
         }

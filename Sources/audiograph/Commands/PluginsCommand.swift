@@ -5,6 +5,7 @@ struct PluginsCommand: Command {
     static let name = "plugins"
     static let abstract = "List the plugins that loaded, from where, and why any did not"
     static let usage = "audiograph plugins [CONFIG]"
+    static let options =  CommandOptions.none
     static let help = """
         \(abstract): the libraries on AUDIOGRAPH_PLUGIN_PATH (a colon-separated list of .so files and folders)
         and, with CONFIG, the ones its "plugins" list names. For each: loaded (name, version, node types,
@@ -20,7 +21,7 @@ struct PluginsCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: [], flags: [])
+        let args = try Arguments(arguments, Self.options)
         let positionals = args.positionals
         guard positionals.count <= 1 else {
             throw GraphError(.usage, at: positionals[1], "unexpected argument; usage: \(usage)")

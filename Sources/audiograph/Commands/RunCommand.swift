@@ -7,6 +7,9 @@ struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
     static let usage = "audiograph run CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--events jsonl] [--stats [json]] [--no-metrics] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
+    static let options =  CommandOptions(valued: ["--set", "--events", "--dot", "--control", "-e"],
+                                          flags: ["--quiet", "--verbose", "--no-metrics"],
+                                          optionallyValued: [("--stats", ["json", "table"])])
     static let help = """
         \(abstract).
 
@@ -49,9 +52,7 @@ struct RunCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--set", "--events", "--dot", "--control", "-e"],
-                                 flags: ["--quiet", "--verbose", "--no-metrics"],
-                                 optionallyValued: ["--stats": ["json", "table"]])
+        let args = try Arguments(arguments, Self.options)
         let stats = args.optionalValue("--stats")
         if stats != nil && args.flag("--no-metrics") {
             throw GraphError(.usage, at: "--stats", "needs metrics; drop --no-metrics")

@@ -7,6 +7,8 @@ struct ServeCommand: Command {
     static let abstract = "Serve stored transcripts and live captions over HTTP"
     static let usage = "audiograph serve [--store PATH] [--listen HOST:PORT] [--threads N] [--public-url URL] "
         + "[--max-connections-per-address N] [--header-timeout S] [--idle-timeout S] [--run CONFIG]..."
+    static let options =  CommandOptions(valued: ["--store", "--listen", "--threads", "--public-url", "--run",
+                                                   "--max-connections-per-address", "--header-timeout", "--idle-timeout"])
     static let help = """
         \(abstract): the JSON API under /v1, captions as Server-Sent Events, and a web page at / (see
         docs/http-api.md). Every /v1 request needs "Authorization: Bearer TOKEN" (audiograph tokens create).
@@ -48,9 +50,7 @@ struct ServeCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--store", "--listen", "--threads", "--public-url", "--run",
-                                                     "--max-connections-per-address", "--header-timeout", "--idle-timeout"],
-                                 flags: [])
+        let args = try Arguments(arguments, Self.options)
         _ = try args.requirePositionals([])
         let listen = try ServeOptions.address(args.value("--listen") ?? ServeSettings.defaultListen, at: "--listen")
         var threads = 4

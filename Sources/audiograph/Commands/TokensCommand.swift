@@ -7,6 +7,7 @@ struct TokensCommand: Command {
     static let usage = "audiograph tokens create --user NAME [--store PATH]\n"
         + "       audiograph tokens list [--store PATH]\n"
         + "       audiograph tokens revoke --user NAME [--store PATH]"
+    static let options =  CommandOptions(valued: ["--user", "--store"])
     static let help = """
         \(abstract) (see docs/http-api.md).
 
@@ -29,7 +30,7 @@ struct TokensCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--user", "--store"], flags: [])
+        let args = try Arguments(arguments, Self.options)
         guard let subcommand = args.positionals.first else {
             throw GraphError(.usage, at: "", "missing SUBCOMMAND (create, list or revoke); see --help")
         }

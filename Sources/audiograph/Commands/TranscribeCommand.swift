@@ -8,6 +8,8 @@ struct TranscribeCommand: Command {
     static let abstract = "Transcribe audio files to SRT, WebVTT, JSON or text (the built-in pipeline)"
     static let usage = "audiograph transcribe FILE... [-o srt,vtt,json,txt] [--out-dir DIR] [--language CODE] [--engine NAME] "
         + "[--set NODE.PARAM=VALUE]... [--force] [--jobs N] [--json] [--print-config] [--quiet]"
+    static let options =  CommandOptions(valued: ["-o", "--out-dir", "--language", "--engine", "--set", "--jobs"],
+                                          flags: ["--force", "--json", "--print-config", "--quiet", "--verbose"])
     static let help = """
         \(abstract).
 
@@ -40,8 +42,7 @@ struct TranscribeCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["-o", "--out-dir", "--language", "--engine", "--set", "--jobs"],
-                                 flags: ["--force", "--json", "--print-config", "--quiet", "--verbose"])
+        let args = try Arguments(arguments, Self.options)
         guard !args.positionals.isEmpty else { throw GraphError(.usage, at: "", "missing FILE; see --help") }
         let here = FileManager.default.currentDirectoryPath
         let inputs = args.positionals.map { NodeConfiguration.resolve($0, against: here) }

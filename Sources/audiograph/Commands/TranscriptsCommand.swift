@@ -8,6 +8,7 @@ struct TranscriptsCommand: Command {
     static let abstract = "List a session's stored transcripts, or show one"
     static let usage = "audiograph transcripts list --session ID [--limit N] [--page P | --all] [--store PATH] [--json]\n"
         + "       audiograph transcripts show TID [--store PATH] [--json]"
+    static let options =  CommandOptions(valued: ["--session", "--limit", "--page", "--store"], flags: ["--json", "--all", "--timings"])
     static let help = """
         \(abstract) (written by a pipeline's transcript-store node).
 
@@ -35,8 +36,7 @@ struct TranscriptsCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--session", "--limit", "--page", "--store"],
-                                 flags: ["--json", "--all", "--timings"])
+        let args = try Arguments(arguments, Self.options)
         guard let subcommand = args.positionals.first else {
             throw GraphError(.usage, at: "", "missing SUBCOMMAND (list or show); see --help")
         }

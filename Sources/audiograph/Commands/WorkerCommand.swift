@@ -5,6 +5,9 @@ struct WorkerCommand: Command {
     static let name = "worker"
     static let abstract = "Claim files from a batch queue and run the pipeline on them"
     static let usage = "audiograph worker --store STORE [--wait] [--pipeline CONFIG] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--metrics-port PORT] [--json] [--quiet]"
+    static let options =  CommandOptions(valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds", "--max-attempts",
+                                                   "--metrics-port"],
+                                          flags: ["--wait", "--json", "--quiet", "--verbose"])
     static let help = """
         \(abstract) (enqueued by `audiograph batch MANIFEST --pipeline CONFIG --store STORE --enqueue-only`).
 
@@ -49,9 +52,7 @@ struct WorkerCommand: Command {
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {
-        let args = try Arguments(arguments, valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds",
-                                                     "--max-attempts", "--metrics-port"],
-                                 flags: ["--wait", "--json", "--quiet", "--verbose"])
+        let args = try Arguments(arguments, Self.options)
         _ = try args.requirePositionals([])
         let metricsAddress = try BatchOptions.metricsAddress(args)
         guard let store = args.value("--store").map(BatchStore.location) else {

@@ -42,7 +42,7 @@ struct SmallCommandsTests {
         #expect(result.stdoutLines.contains { $0.hasPrefix("resampler ") && $0.contains(" built-in ") }, "\(result)")
     }
 
-    @Test("completion bash completes commands and each command's options from its usage line")
+    @Test("completion bash completes commands and each command's declared options")
     func bashCompletion() async throws {
         let dir = try TemporaryFolder()
         let script = try await Harness.audiograph(["completion", "bash"], in: dir)
@@ -64,5 +64,34 @@ struct SmallCommandsTests {
             #expect(other.status == 0 && other.stdout.contains("transcribe") && other.stdout.contains("out-dir"), "\(other)")
         }
         expectError(try await Harness.audiograph(["completion", "tcsh"], in: dir), exit: 64, at: "tcsh")
+    }
+
+    /// The options a command declares (what it parses, what the completion offers) and its --help agree: help
+    /// names every declared option, and every option its usage line shows is declared.
+    @Test("every command's declared options are the ones its --help shows")
+    func declaredOptionsMatchHelp() async throws {
+        let dir = try TemporaryFolder()
+        let overview = try await Harness.audiograph(["--help"], in: dir)
+        let commands = overview.stdoutLines.drop { $0 != "COMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(commands.count >= 17, "\(overview)")
+        let script = try await Harness.audiograph(["completion", "bash"], in: dir)
+        try dir.write("c.bash", script.stdout)
+        for command in commands {
+            let completed = try await Harness.run(URL(fileURLWithPath: "/bin/bash"), ["-c",
+                "source c.bash; COMP_WORDS=(audiograph \(command) -); COMP_CWORD=2; _audiograph; echo \"${COMPREPLY[*]}\""], in: dir)
+            let declared = Set(completed.stdout.split(whereSeparator: \.isWhitespace).map(String.init)).subtracting(["--help"])
+            let help = try await Harness.audiograph([command, "--help"], in: dir).stdout
+            let words = Set(help.split(whereSeparator: { $0.isWhitespace || "[]|=,()`'\"".contains($0) }).map(String.init))
+            for option in declared.sorted() {
+                #expect(words.contains(option), "audiograph \(command) parses \(option), but its --help does not say so")
+            }
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") }.map(String.init) ?? ""
+            let shown = usage.split(whereSeparator: { $0.isWhitespace || "[]|=".contains($0) }).map(String.init)
+                .filter { ($0.hasPrefix("--") && $0.count > 2) || ($0.count == 2 && $0.hasPrefix("-") && $0.last!.isLetter) }
+            for option in shown where option != "--help" {
+                #expect(declared.contains(option), "audiograph \(command)'s usage shows \(option), which it does not declare")
+            }
+        }
     }
 }
