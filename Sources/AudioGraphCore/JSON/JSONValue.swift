@@ -55,6 +55,12 @@ public enum JSONValue: Sendable, Equatable {
     }
 }
 
+extension JSONValue {
+    /// The member `key` of an object; nil for a missing key or a value that is not an object
+    /// (`answer["result"]?["value"]`).
+    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+}
+
 /// A JSON object with its keys in file order.
 public struct JSONObject: Sendable, Equatable {
     public private(set) var entries: [(key: String, value: JSONValue)]

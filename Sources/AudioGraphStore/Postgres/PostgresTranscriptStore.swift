@@ -39,7 +39,7 @@ import Synchronization
 /// **Errors.** Cannot connect, connection lost, constraint violations, lock timeouts: `storeUnavailable`; data
 /// the server cannot read, or a schema newer than this version: `malformedData`. Messages name the URL with
 /// its password masked.
-public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, WorkQueue {
+public final class PostgresTranscriptStore: TranscriptStore {
     /// The schema version this code writes.
     public static var schemaVersion: Int { migrations.count }
 
@@ -240,7 +240,7 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
     }
 
     /// Runs `body` on the connection, serialized; libpq errors become `TranscriptsError`s.
-    private func withConnection<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
         let result: Result<T, TranscriptsError> = state.withLock { connection in
             guard let connection else { return .failure(.storeNotOpened) }
             do throws(PostgresError) {
@@ -253,7 +253,7 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
     }
 
     /// Runs `body` in a transaction on the connection.
-    private func inTransaction<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
+    func inTransaction<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
         try withConnection { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in try body(connection) }
         }
@@ -281,10 +281,10 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
 
     // MARK: Parameters
 
-    private static func text(_ value: Int64) -> String { String(value) }
-    private static func text(_ value: Int) -> String { String(value) }
+    static func text(_ value: Int64) -> String { String(value) }
+    static func text(_ value: Int) -> String { String(value) }
     /// float8 input text (`Infinity` / `NaN` spelled as PostgreSQL reads them).
-    private static func text(_ value: Double) -> String {
+    static func text(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value > 0 ? "Infinity" : "-Infinity" }
         return "\(value)"
@@ -484,183 +484,5 @@ public final class PostgresTranscriptStore: TranscriptStore, AccessTokenStore, W
             rows.append(StoreRow(key: key, values: values))
         }
         return rows
-    }
-
-    // MARK: Access tokens
-
-    public func addToken(_ token: StoredAccessToken) throws(TranscriptsError) {
-        try withConnection { connection throws(PostgresError) in
-            _ = try connection.query("""
-                INSERT INTO access_tokens (id, "user", secret_hash, created, revoked)
-                VALUES ($1, $2, $3::bytea, $4::bigint, $5::bigint)
-                """, [token.id, token.user, Self.byteaText(token.secretHash), Self.text(token.created),
-                      token.revoked.map { Self.text($0) }])
-        }
-    }
-
-    public func token(id: String) throws(TranscriptsError) -> StoredAccessToken? {
-        try tokenRows("WHERE id = $1", [id]).first
-    }
-
-    public func tokens() throws(TranscriptsError) -> [StoredAccessToken] {
-        try tokenRows("ORDER BY created, seq", [])
-    }
-
-    public func revokeTokens(user: String, at time: Int64) throws(TranscriptsError) -> Int {
-        try withConnection { connection throws(PostgresError) in
-            try connection.query("UPDATE access_tokens SET revoked = $1::bigint WHERE \"user\" = $2 AND revoked IS NULL",
-                                 [Self.text(time), user]).affected
-        }
-    }
-
-    private func tokenRows(_ tail: String, _ parameters: [String?]) throws(TranscriptsError) -> [StoredAccessToken] {
-        try withConnection { connection throws(PostgresError) in
-            var tokens: [StoredAccessToken] = []
-            for row in try connection.query("SELECT id, \"user\", secret_hash, created, revoked FROM access_tokens \(tail)",
-                                            parameters).rows {
-                guard let hash = Self.bytes(fromBytea: row[2] ?? "") else {
-                    throw PostgresError(sqlState: "22000", message: "an access token's secret hash is not bytea hex")
-                }
-                tokens.append(StoredAccessToken(id: row[0] ?? "", user: row[1] ?? "", secretHash: hash,
-                                                created: Int64(row[3] ?? "") ?? 0, revoked: row[4].flatMap { Int64($0) }))
-            }
-            return tokens
-        }
-    }
-
-    /// bytea's hex input form: `\x0a1b…`.
-    static func byteaText(_ bytes: [UInt8]) -> String {
-        "\\x" + bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-
-    /// Bytes from bytea's hex output form (`bytea_output = hex`, the default).
-    static func bytes(fromBytea text: String) -> [UInt8]? {
-        guard text.hasPrefix("\\x") else { return nil }
-        let hex = Array(text.utf8.dropFirst(2))
-        guard hex.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.count / 2)
-        var index = 0
-        while index < hex.count {
-            guard let high = hexDigit(hex[index]), let low = hexDigit(hex[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func hexDigit(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
-
-    // MARK: Work queue
-
-    public func enqueue(_ items: [WorkItem]) throws(TranscriptsError) -> Int {
-        if items.isEmpty { return 0 }
-        return try inTransaction { connection throws(PostgresError) in
-            var added = 0
-            for item in items {
-                added += try connection.query("""
-                    INSERT INTO work_items (key, path, session_id, room, pipeline, pipeline_base)
-                    VALUES ($1, $2, $3, $4, $5, $6)
-                    ON CONFLICT (key) DO NOTHING
-                    """, [item.key, item.path, item.sessionID, item.room, item.pipeline, item.pipelineBase]).affected
-            }
-            return added
-        }
-    }
-
-    public func claim(worker: String, lease: Double, maxAttempts: Int) throws(TranscriptsError) -> WorkClaim? {
-        let token = WorkQueueTokens.make()
-        return try inTransaction { connection throws(PostgresError) in
-            // Items out of attempts: a lease that expired on the last attempt (its worker died), or an item queued
-            // again under a higher limit than now. Locked rows (another claim in flight) are skipped.
-            try connection.query("""
-                UPDATE work_items SET state = 'failed', lease_until = NULL, updated_at = now(),
-                    last_error = COALESCE(CASE WHEN state = 'running'
-                        THEN 'the lease of ' || COALESCE(worker, '?') || ' expired (attempt ' || attempts || ')' END,
-                        last_error, 'out of attempts')
-                WHERE id IN (
-                    SELECT id FROM work_items
-                    WHERE attempts >= $1::int AND (state = 'queued' OR (state = 'running' AND lease_until < now()))
-                    FOR UPDATE SKIP LOCKED)
-                """, [Self.text(maxAttempts)])
-            let rows = try connection.query("""
-                UPDATE work_items w SET state = 'running', attempts = w.attempts + 1,
-                    lease_until = now() + $1::float8 * interval '1 second', token = $2, worker = $3,
-                    item_tag = COALESCE(w.item_tag, $2), updated_at = now()
-                FROM (
-                    SELECT id FROM work_items
-                    WHERE attempts < $4::int AND (state = 'queued' OR (state = 'running' AND lease_until < now()))
-                    ORDER BY id LIMIT 1
-                    FOR UPDATE SKIP LOCKED) c
-                WHERE w.id = c.id
-                RETURNING w.key, w.path, w.session_id, w.room, w.attempts, w.pipeline, w.pipeline_base, w.item_tag
-                """, [Self.text(lease), token, worker, Self.text(maxAttempts)])
-            guard let row = rows.rows.first else { return nil }
-            return WorkClaim(item: WorkItem(key: row[0] ?? "", path: row[1] ?? "", sessionID: row[2], room: row[3],
-                                            pipeline: row[5], pipelineBase: row[6]),
-                             attempt: Int(row[4] ?? "") ?? 1, token: token, worker: worker, itemTag: row[7] ?? token)
-        }
-    }
-
-    public func heartbeat(_ claim: WorkClaim, lease: Double) throws(TranscriptsError) -> Bool {
-        try withConnection { connection throws(PostgresError) in
-            try connection.query("""
-                UPDATE work_items SET lease_until = now() + $1::float8 * interval '1 second', updated_at = now()
-                WHERE key = $2 AND token = $3 AND state = 'running'
-                """, [Self.text(lease), claim.item.key, claim.token]).affected == 1
-        }
-    }
-
-    public func complete(_ claim: WorkClaim) throws(TranscriptsError) -> Bool {
-        try withConnection { connection throws(PostgresError) in
-            try connection.query("""
-                UPDATE work_items SET state = 'done', lease_until = NULL, last_error = NULL, updated_at = now()
-                WHERE key = $1 AND token = $2 AND state = 'running'
-                """, [claim.item.key, claim.token]).affected == 1
-        }
-    }
-
-    public func fail(_ claim: WorkClaim, error: String, maxAttempts: Int) throws(TranscriptsError) -> Bool {
-        try withConnection { connection throws(PostgresError) in
-            try connection.query("""
-                UPDATE work_items SET state = CASE WHEN attempts < $1::int THEN 'queued' ELSE 'failed' END,
-                    lease_until = NULL, last_error = $2, updated_at = now()
-                WHERE key = $3 AND token = $4 AND state = 'running'
-                """, [Self.text(maxAttempts), error, claim.item.key, claim.token]).affected == 1
-        }
-    }
-
-    public func status() throws(TranscriptsError) -> WorkQueueStatus {
-        let (counts, failures) = try withConnection { connection throws(PostgresError) in
-            let counts = try connection.query("SELECT state, count(*) FROM work_items GROUP BY state").rows
-            let failures = try connection.query("""
-                SELECT key, path, attempts, COALESCE(last_error, '') FROM work_items WHERE state = 'failed' ORDER BY id
-                """).rows
-            return (counts, failures)
-        }
-        var byState: [String: Int] = [:]
-        for row in counts { byState[row[0] ?? ""] = Int(row[1] ?? "") ?? 0 }
-        return WorkQueueStatus(
-            queued: byState["queued"] ?? 0, running: byState["running"] ?? 0, done: byState["done"] ?? 0,
-            failed: byState["failed"] ?? 0,
-            failures: failures.map { (key: $0[0] ?? "", path: $0[1] ?? "", attempts: Int($0[2] ?? "") ?? 0, error: $0[3] ?? "") })
-    }
-}
-
-/// Claim tokens: 128 random bits as 32 hex digits.
-enum WorkQueueTokens {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let hex = String(generator.next() as UInt64, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
     }
 }

@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -97,13 +98,13 @@ final class HeadlessChromium: Sendable {
             _ = try await connection.send("Browser.getVersion", timeout: commandTimeout)
             let target = try await connection.send("Target.createTarget", ["url": "about:blank"],
                                                    timeout: commandTimeout)
-            guard let targetID = target["targetId"]?.string else {
+            guard let targetID = target["targetId"]?.stringValue else {
                 throw Failure("Target.createTarget answered no targetId: \(target)")
             }
             let attached = try await connection.send("Target.attachToTarget",
                                                      ["targetId": .string(targetID), "flatten": true],
                                                      timeout: commandTimeout)
-            guard let session = attached["sessionId"]?.string else {
+            guard let session = attached["sessionId"]?.stringValue else {
                 throw Failure("Target.attachToTarget answered no sessionId: \(attached)")
             }
             let browser = HeadlessChromium(pid: pid, profile: profile, connection: connection, session: session,
@@ -140,7 +141,7 @@ final class HeadlessChromium: Sendable {
     // MARK: Commands
 
     /// Sends a protocol command to the page (or, with `toBrowser`, to the browser) and returns its `result`.
-    func send(_ method: String, _ params: [String: JSONValue] = [:], toBrowser: Bool = false,
+    func send(_ method: String, _ params: JSONObject = [:], toBrowser: Bool = false,
               timeout: Double? = nil) async throws -> JSONValue {
         try await connection.send(method, params, session: toBrowser ? nil : session,
                                   timeout: timeout ?? commandTimeout)
@@ -150,7 +151,7 @@ final class HeadlessChromium: Sendable {
     func navigate(_ url: String, timeout: Double = 30) async throws {
         let mark = connection.eventMark()
         let result = try await send("Page.navigate", ["url": .string(url)])
-        if let error = result["errorText"]?.string, !error.isEmpty {
+        if let error = result["errorText"]?.stringValue, !error.isEmpty {
             throw Failure("navigating to \(url) failed: \(error)")
         }
         // No loaderId: a same-document navigation (a fragment), which fires no load event.
@@ -165,7 +166,7 @@ final class HeadlessChromium: Sendable {
         let result = try await send("Runtime.evaluate", ["expression": .string(expression), "returnByValue": true,
                                                          "awaitPromise": true, "userGesture": true])
         if let details = result["exceptionDetails"] {
-            let text = details["exception"]?["description"]?.string ?? details["text"]?.string ?? "\(details)"
+            let text = details["exception"]?["description"]?.stringValue ?? details["text"]?.stringValue ?? "\(details)"
             throw Failure("the page threw: \(text)\nexpression: \(expression)")
         }
         return result["result"]?["value"] ?? .null
@@ -196,7 +197,7 @@ final class HeadlessChromium: Sendable {
     /// Saves a PNG of the page's viewport at `url`, creating its folder.
     func screenshot(to url: URL) async throws {
         let result = try await send("Page.captureScreenshot", ["format": "png"])
-        guard let base64 = result["data"]?.string, let data = Data(base64Encoded: base64) else {
+        guard let base64 = result["data"]?.stringValue, let data = Data(base64Encoded: base64) else {
             throw Failure("Page.captureScreenshot answered no image")
         }
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -217,11 +218,11 @@ final class HeadlessChromium: Sendable {
               return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
             })()
             """)
-        guard let x = box["x"]?.double, let y = box["y"]?.double else {
+        guard let x = box["x"]?.doubleValue, let y = box["y"]?.doubleValue else {
             throw Failure("no visible element matches \(selector)")
         }
         for type in ["mouseMoved", "mousePressed", "mouseReleased"] {
-            var params: [String: JSONValue] = ["type": .string(type), "x": .number(x), "y": .number(y)]
+            var params: JSONObject = ["type": .string(type), "x": .number(x), "y": .number(y)]
             if type != "mouseMoved" {
                 params["button"] = "left"
                 params["clickCount"] = 1
@@ -246,7 +247,7 @@ final class HeadlessChromium: Sendable {
 
     /// `value` as a JavaScript string literal.
     static func literal(_ value: String) -> String {
-        JSONValue.string(value).description
+        JSONWriter.compact(.string(value))
     }
 
     // MARK: Diagnostics
@@ -388,16 +389,16 @@ private final class Connection: Sendable {
 
     // MARK: Commands
 
-    func send(_ method: String, _ params: [String: JSONValue] = [:], session: String? = nil,
+    func send(_ method: String, _ params: JSONObject = [:], session: String? = nil,
               timeout: Double) async throws -> JSONValue {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
-        var message: [String: JSONValue] = ["id": .number(Double(id)), "method": .string(method),
+        var message: JSONObject = ["id": .number(Double(id)), "method": .string(method),
                                             "params": .object(params)]
         if let session { message["sessionId"] = .string(session) }
-        var bytes = try JSONValue.object(message).encoded()
+        var bytes = Data(JSONWriter.compact(.object(message)).utf8)
         bytes.append(0)
 
         return try await withCheckedThrowingContinuation { continuation in
@@ -502,7 +503,7 @@ private final class Connection: Sendable {
             while let end = pending.firstIndex(of: 0) {
                 let message = pending[pending.startIndex..<end]
                 pending = Data(pending[(end + 1)...])
-                if let value = try? JSONValue(parsing: Data(message)) {
+                if let value = try? JSONParser.parse(String(decoding: Data(message), as: UTF8.self)) {
                     dispatch(value)
                 }
             }
@@ -525,23 +526,23 @@ private final class Connection: Sendable {
     }
 
     private func dispatch(_ message: JSONValue) {
-        if let id = message["id"]?.int {
+        if let id = message["id"]?.intValue {
             guard let waiter = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
             if let error = message["error"] {
-                let text = error["message"]?.string ?? "\(error)"
-                let data = error["data"]?.string.map { " (\($0))" } ?? ""
+                let text = error["message"]?.stringValue ?? "\(error)"
+                let data = error["data"]?.stringValue.map { " (\($0))" } ?? ""
                 waiter.continuation.resume(throwing: HeadlessChromium.Failure("\(waiter.method) failed: \(text)\(data)"))
             } else {
                 waiter.continuation.resume(returning: message["result"] ?? [:])
             }
             return
         }
-        guard let method = message["method"]?.string else { return }
+        guard let method = message["method"]?.stringValue else { return }
         let params = message["params"] ?? [:]
         let logLine = Self.logLine(method: method, params: params)
         let ready = state.withLock { state -> [(CheckedContinuation<Event, any Error>, Event)] in
             state.sequence += 1
-            let event = Event(sequence: state.sequence, method: method, session: message["sessionId"]?.string,
+            let event = Event(sequence: state.sequence, method: method, session: message["sessionId"]?.stringValue,
                               params: params)
             state.events.append(event)
             if state.events.count > 2000 { state.events.removeFirst(state.events.count - 2000) }
@@ -565,16 +566,16 @@ private final class Connection: Sendable {
     private static func logLine(method: String, params: JSONValue) -> String? {
         switch method {
         case "Runtime.consoleAPICalled":
-            let arguments = params["args"]?.array ?? []
+            let arguments = params["args"]?.arrayValue ?? []
             let text = arguments.map { argument in
-                argument["value"].map { $0.string ?? "\($0)" } ?? argument["description"]?.string ?? "?"
+                argument["value"].map { $0.stringValue ?? "\($0)" } ?? argument["description"]?.stringValue ?? "?"
             }
-            return "console.\(params["type"]?.string ?? "log"): " + text.joined(separator: " ")
+            return "console.\(params["type"]?.stringValue ?? "log"): " + text.joined(separator: " ")
         case "Runtime.exceptionThrown":
             let details = params["exceptionDetails"]
-            return "exception: " + (details?["exception"]?["description"]?.string ?? details?["text"]?.string ?? "?")
+            return "exception: " + (details?["exception"]?["description"]?.stringValue ?? details?["text"]?.stringValue ?? "?")
         case "Log.entryAdded":
-            return "log: " + (params["entry"]?["text"]?.string ?? "?")
+            return "log: " + (params["entry"]?["text"]?.stringValue ?? "?")
         default:
             return nil
         }

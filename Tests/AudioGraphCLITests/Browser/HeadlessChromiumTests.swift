@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Testing
 

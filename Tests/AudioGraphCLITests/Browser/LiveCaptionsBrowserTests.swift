@@ -1,4 +1,5 @@
 import AudioGraphTestKit
+import AudioGraphCore
 import Foundation
 import Synchronization
 import Testing
@@ -30,7 +31,7 @@ struct LiveCaptionsBrowserTests {
             "participants": ["alice"]
           },
           "nodes": {
-            "src":   { "type": "file-source", "path": \(JSONValue.string(audio)), "realtime": true },
+            "src":   { "type": "file-source", "path": \(JSONWriter.compact(.string(audio))), "realtime": true },
             "rs":    { "type": "resampler", "sampleRate": 16000, "channels": 1 },
             "vad":   { "type": "vad" },
             "asr":   { "type": "recognizer", "engine": "pocketsphinx" },
@@ -148,7 +149,7 @@ struct LiveCaptionsBrowserTests {
         try await browser.waitUntil("document.getElementById('status').dataset.kind === 'error'",
                                     diagnostics: "document.getElementById('status').textContent")
         let refused = try await browser.evaluate("document.getElementById('status').textContent")
-        #expect(refused.string?.hasPrefix("401 invalid_token: ") == true, "\(refused)")
+        #expect(refused.stringValue?.hasPrefix("401 invalid_token: ") == true, "\(refused)")
         #expect(try await browser.evaluate("document.body.dataset.view") == "login")
 
         // Log in; the live session is listed.
@@ -172,18 +173,18 @@ struct LiveCaptionsBrowserTests {
         try await browser.screenshot(to: Self.artifacts.appendingPathComponent("live-captions.png"))
 
         let record = try await browser.evaluate("window.__captionRecord")
-        let maxAtOnce = record["maxAtOnce"]?.object ?? [:]
+        let maxAtOnce = (record["maxAtOnce"]?.objectValue ?? [:]).entries
         #expect(!maxAtOnce.isEmpty)
         for (segment, count) in maxAtOnce {
             #expect(count == 1, "segment \(segment) had \(count) caption elements at once: \(record)")
         }
-        for (segment, elements) in record["elements"]?.object ?? [:] {
-            #expect(elements.array?.count == 1, "segment \(segment) was shown by several elements: \(record)")
+        for (segment, elements) in (record["elements"]?.objectValue ?? [:]).entries {
+            #expect(elements.arrayValue?.count == 1, "segment \(segment) was shown by several elements: \(record)")
         }
         // One element per segment on screen, in the segments' order.
         let shown = try await browser.evaluate(
             "[...document.querySelectorAll('#captions .caption')].map((e) => Number(e.dataset.segment))")
-        let segments = shown.array?.compactMap(\.int) ?? []
+        let segments = shown.arrayValue?.compactMap(\.intValue) ?? []
         #expect(segments == Array(Set(segments)).sorted(), "\(shown)")
         #expect(try await browser.evaluate("document.getElementById('status').dataset.kind") == "info")
         // The page runs under the server's Content-Security-Policy without violating it.
@@ -193,8 +194,8 @@ struct LiveCaptionsBrowserTests {
         // The token went only into headers: no URL the page loaded or shows holds it.
         let urls = try await browser.evaluate(
             "[location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]")
-        #expect(urls.array?.isEmpty == false)
-        #expect(urls.array?.contains { $0.string?.contains(token) != false } == false, "\(urls)")
+        #expect(urls.arrayValue?.isEmpty == false)
+        #expect(urls.arrayValue?.contains { $0.stringValue?.contains(token) != false } == false, "\(urls)")
 
         // The stored session (its finals are written as they come) and its transcript, through the page's
         // lists. Refresh until the store has the session: its row appears with the first final.

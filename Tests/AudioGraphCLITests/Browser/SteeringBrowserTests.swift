@@ -1,4 +1,5 @@
 import AudioGraphTestKit
+import AudioGraphCore
 import Foundation
 import Testing
 
@@ -133,7 +134,7 @@ struct SteeringBrowserTests {
         try await browser.waitUntil("document.querySelector('#captions .caption .text') && document.querySelector('#captions .caption .text').textContent.length > 0",
                                     timeout: 60, diagnostics: "document.getElementById('captions').innerHTML")
         let time = try await browser.evaluate("document.querySelector('#captions .caption .time').textContent")
-        #expect(time.string?.wholeMatch(of: /\d+:\d\d\.\d/) != nil, "\(time)")
+        #expect(time.stringValue?.wholeMatch(of: /\d+:\d\d\.\d/) != nil, "\(time)")
         try await browser.screenshot(to: Self.artifacts.appendingPathComponent("steering-captions.png"))
 
         // Hide captions: they clear; the label flips back.
@@ -210,6 +211,6 @@ struct SteeringBrowserTests {
                                     diagnostics: "document.getElementById('status').textContent")
         let fetched = try await browser.evaluate(
             "performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.vtt'))")
-        #expect(fetched.array?.count == 1 && fetched.array?.first?.string?.contains(token) == false, "\(fetched)")
+        #expect(fetched.arrayValue?.count == 1 && fetched.arrayValue?.first?.stringValue?.contains(token) == false, "\(fetched)")
     }
 }
