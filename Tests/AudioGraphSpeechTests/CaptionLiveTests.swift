@@ -92,6 +92,16 @@ struct CaptionLiveTests {
         #expect(run(.terminal(columns: 40)) == terminalExpected)
     }
 
+    @Test("terminal: a Chinese partial is cut to the terminal's columns (a Hanzi takes two), keeping its end")
+    func widePartialFitsTheTerminal() {
+        let capture = Capture()
+        let renderer = LiveCaptionRenderer(style: .terminal(columns: 22)) { capture.writes.append($0) }
+        renderer.receive(partial(0, 1, "今天天气很好。你能在午饭前把报告发给我吗？我们明天再见"))
+        let drawn = String(capture.text.dropFirst(clear.count))
+        #expect(drawn == "…给我吗？我们明天再见", "\(capture.writes)")
+        #expect(TerminalWidth.columns(drawn) <= 21)
+    }
+
     @Test("plain: finals only, one line each after their time range")
     func plain() {
         #expect(run(.plain) == plainExpected)

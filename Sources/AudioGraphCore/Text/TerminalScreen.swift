@@ -127,13 +127,10 @@ public final class TerminalScreen: Sendable {
         }
     }
 
-    /// `text` cut to `width` characters: a caption keeps its end, the status line its start.
+    /// `text` cut to `width` terminal columns (`TerminalWidth`: a Hanzi takes two): a caption keeps its end, the
+    /// status line its start.
     static func fitted(_ line: LiveLine, _ text: String, width: Int) -> String {
-        guard text.count > width else { return text }
-        switch line {
-        case .caption: return "…" + String(text.suffix(width - 1))
-        case .status: return String(text.prefix(width - 1)) + "…"
-        }
+        TerminalWidth.fitted(text, width: width, keepingStart: line == .status)
     }
 
     private static func writeAll(_ text: String, to descriptor: Int32) {

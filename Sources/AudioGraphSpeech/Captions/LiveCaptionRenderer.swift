@@ -143,11 +143,10 @@ public final class LiveCaptionRenderer {
         }
     }
 
-    /// The partial cut to the terminal's width, keeping its end (the newest words).
+    /// The partial cut to the terminal's width in columns, keeping its end (the newest words).
     private func fitted(_ text: String) -> String {
         guard case .terminal(let columns) = style else { return text }
-        let limit = max(columns - 1, 2)  // the last column would wrap on some terminals
-        guard text.count > limit else { return text }
-        return "…" + String(text.suffix(limit - 1))
+        // The last column would wrap on some terminals; a Hanzi takes two columns (`TerminalWidth`).
+        return TerminalWidth.fitted(text, width: max(columns - 1, 2))
     }
 }
