@@ -18,7 +18,10 @@ import Testing
         let summary = try GraphRuntime(graph: graph, clock: ManualClock()).run()
         #expect(recorder(graph, "out").samples.count == 16000)
         #expect(summary.statistics["p"]?.queue?.capacity == 3)
-        #expect(summary.statistics["p"].map { $0.queue!.maxDepth <= 3 } == true)
+        // Audio fills at most the 3 slots; the end of stream may take one of the spare slots past them (a full queue
+        // never makes it wait), so the deepest the queue gets is 4 (CI once saw 4 where this said 3).
+        let maxDepth = try #require(summary.statistics["p"]?.queue?.maxDepth)
+        #expect(maxDepth <= 3 + 1, "\(maxDepth)")
     }
 
     @Test("--set node.queue=N overrides it")
