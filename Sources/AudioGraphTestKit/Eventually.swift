@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// A condition that did not hold before its deadline (`eventually(_:timeout:every:_:)`). Thrown from a test, it
@@ -7,7 +8,7 @@ public struct EventuallyTimedOut: Error, CustomStringConvertible {
     public let what: String
     public let timeout: Double
 
-    public var description: String { "timed out after \(JSONNumberText.format(timeout)) s waiting for \(what)" }
+    public var description: String { "timed out after \(JSONWriter.format(number: timeout)) s waiting for \(what)" }
 }
 
 /// Waits for a condition by polling it: every `interval` until it holds or `timeout` seconds have passed, then
@@ -50,9 +51,3 @@ public func blockingEventually(timeout: Double = 60, every interval: Double = 0.
     return condition()
 }
 
-/// Seconds as text without a needless fraction ("45", "0.5").
-enum JSONNumberText {
-    static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
-    }
-}
