@@ -28,7 +28,7 @@ public enum SpokenSentences {
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let errors = Pipe()

@@ -80,7 +80,7 @@ enum Harness {
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -119,7 +119,7 @@ enum Harness {
     static func threadBacktraces(of pid: Int32) -> String? {
         let gdb = URL(fileURLWithPath: "/usr/bin/gdb")
         guard FileManager.default.isExecutableFile(atPath: gdb.path) else { return nil }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["60", gdb.path, "-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt"]
         let output = Pipe()
@@ -137,7 +137,7 @@ enum Harness {
     /// Starts `process` and waits for it without blocking a concurrency thread: Foundation calls the
     /// termination handler on a thread of its own. A watchdog kills the process after `limit` seconds (`timeout`
     /// unless told), having first asked gdb for its threads' stacks.
-    static func runToExit(_ process: Process, limit: Double = timeout,
+    static func runToExit(_ process: ChildProcess, limit: Double = timeout,
                           onStart: (@Sendable () -> Void)? = nil) async throws -> Exit {
         let state = Mutex<(exited: Bool, timedOut: Bool, backtrace: String?)>((false, false, nil))
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Exit, any Error>) in
@@ -194,7 +194,7 @@ enum Harness {
     /// a time, e.g. "a level event at stream time 0.7 s").
     static func interruptedRun(_ config: String, in directory: TemporaryFolder,
                                until condition: (@Sendable ([String]) -> Bool)? = nil) async throws -> InterruptedRun {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try binary()
         process.arguments = ["run", config, "--events", "jsonl"]
         process.currentDirectoryURL = directory.url
@@ -207,13 +207,12 @@ enum Harness {
         process.standardError = stderr
 
         let reader = PipeReader(stdout)
-        let box = ProcessBox(process)
         let started = Date()
-        let exit = Task { try await runToExit(box.process, onStart: { reader.start() }) }
+        let exit = Task { try await runToExit(process, onStart: { reader.start() }) }
 
         var running = await reader.firstLine()
         if running, let condition { running = await reader.waitFor(condition) }
-        if running { box.process.interrupt() }
+        if running { process.interrupt() }
 
         let status = try await exit.value
         let elapsed = Date().timeIntervalSince(started)
@@ -250,12 +249,11 @@ enum Harness {
 
 /// A child process started by `Harness.startAnnounced`, once its stderr printed the line it was waited for.
 ///
-/// `@unchecked Sendable`: `Process` and `Pipe` are not `Sendable`; they are set once and only read.
+/// `@unchecked Sendable`: `Pipe` is not `Sendable`; it is set once and only read.
 struct AnnouncedProcess: @unchecked Sendable {
     /// The announcing line, without the prefix waited for.
     let announcement: String
-    let process: Process
-    let box: ProcessBox
+    let process: ChildProcess
     /// Kept alive while the reader reads it.
     let stderrPipe: Pipe
     /// The child's stderr, read as it comes.
@@ -271,13 +269,12 @@ extension Harness {
     /// Runs `process` (its stdout to /dev/null, its stderr read as it comes) and waits for a stderr line that
     /// starts with `prefix`: a server saying where it listens. When the process exits first, throws with what
     /// it printed, naming it `name`; a hang ends with the harness's watchdog killing it.
-    static func startAnnounced(_ process: Process, prefix: String, name: String) async throws -> AnnouncedProcess {
+    static func startAnnounced(_ process: ChildProcess, prefix: String, name: String) async throws -> AnnouncedProcess {
         process.standardOutput = FileHandle.nullDevice
         let pipe = Pipe()
         process.standardError = pipe
         let reader = PipeReader(pipe)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
+        let exit = Task { try await Harness.runToExit(process, onStart: { reader.start() }) }
         let found = LineBox()
         let announced = await reader.waitFor { lines in
             guard let line = lines.first(where: { $0.hasPrefix(prefix) }) else { return false }
@@ -289,15 +286,9 @@ extension Harness {
             let text = String(decoding: await reader.all(), as: UTF8.self)
             throw HarnessError("\(name) never printed \"\(prefix)…\" (exit \(status.status)):\n\(text)")
         }
-        return AnnouncedProcess(announcement: String(line.dropFirst(prefix.count)), process: process, box: box,
+        return AnnouncedProcess(announcement: String(line.dropFirst(prefix.count)), process: process,
                                 stderrPipe: pipe, stderr: reader, exit: exit)
     }
-}
-
-/// Foundation's `Process` is not `Sendable`; this carries one into the task that waits for it.
-final class ProcessBox: @unchecked Sendable {
-    let process: Process
-    init(_ process: Process) { self.process = process }
 }
 
 struct HarnessError: Error, CustomStringConvertible {
@@ -364,7 +355,7 @@ final class PipeReader: Sendable {
         descriptor = pipe.fileHandleForReading.fileDescriptor
     }
 
-    /// Starts reading; call once the child runs (Process closes our copy of the write end then).
+    /// Starts reading; call once the child runs (the child process closes our copy of the write end then).
     func start() {
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)

@@ -588,8 +588,8 @@ final class DocsWorkspace: @unchecked Sendable {
         return last.flatMap { $0.hasPrefix("agt_") ? $0 : nil }
     }
 
-    private func process(_ command: String) -> Process {
-        let process = Process()
+    private func process(_ command: String) -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         process.currentDirectoryURL = directory.url
@@ -623,7 +623,7 @@ final class DocsWorkspace: @unchecked Sendable {
     func startServer(_ command: String) async throws -> DocsServer {
         let started = try await Harness.startAnnounced(process("exec " + Self.pointPorts(command, at: nil)),
                                                        prefix: "audiograph: serving http://", name: "`\(command)`")
-        let server = DocsServer(address: started.announcement, box: started.box, pipe: started.stderrPipe,
+        let server = DocsServer(address: started.announcement, process: started.process, pipe: started.stderrPipe,
                                 stderr: started.stderr, exit: started.exit)
         // Serving means answering: GET /health before anything else (and before SIGINT).
         do {
@@ -646,14 +646,14 @@ final class DocsWorkspace: @unchecked Sendable {
 final class DocsServer: @unchecked Sendable {
     /// `127.0.0.1:PORT`.
     let address: String
-    private let box: ProcessBox
+    private let process: ChildProcess
     private let pipe: Pipe
     private let stderr: PipeReader
     private let exit: Task<Harness.Exit, any Error>
 
-    init(address: String, box: ProcessBox, pipe: Pipe, stderr: PipeReader, exit: Task<Harness.Exit, any Error>) {
+    init(address: String, process: ChildProcess, pipe: Pipe, stderr: PipeReader, exit: Task<Harness.Exit, any Error>) {
         self.address = address
-        self.box = box
+        self.process = process
         self.pipe = pipe
         self.stderr = stderr
         self.exit = exit
@@ -661,7 +661,7 @@ final class DocsServer: @unchecked Sendable {
 
     /// SIGINT (once), then its exit and everything it wrote on stderr.
     func stop() async throws -> (exit: Harness.Exit, stderr: String) {
-        if box.process.isRunning { _ = kill(box.process.processIdentifier, SIGINT) }
+        if process.isRunning { _ = kill(process.processIdentifier, SIGINT) }
         let status = try await exit.value
         return (status, String(decoding: await stderr.all(), as: UTF8.self))
     }

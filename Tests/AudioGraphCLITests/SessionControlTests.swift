@@ -62,7 +62,7 @@ struct SessionControlTests {
             .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
         // A long real-speech file: goforward ten times over.
         let clip = fixtures.appendingPathComponent("goforward.wav").path
-        let sox = Process()
+        let sox = ChildProcess()
         sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         sox.arguments = Array(repeating: clip, count: 10) + [dir.path("speech.wav")]
         try sox.run()
@@ -77,7 +77,7 @@ struct SessionControlTests {
         let fifo = dir.path("control.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = ["run", "control.json", "--events", "jsonl", "--control", "control.fifo"]
         process.currentDirectoryURL = dir.url
@@ -86,8 +86,7 @@ struct SessionControlTests {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         let collector = LineCollector(stdout)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process) }
+        let exit = Task { try await Harness.runToExit(process) }
         // Opening a FIFO for writing waits for the reader: the run has started once this returns.
         let writer = try #require(FileHandle(forWritingAtPath: fifo))
         func send(_ line: String) { writer.write(Data((line + "\n").utf8)) }

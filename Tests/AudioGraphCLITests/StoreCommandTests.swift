@@ -275,7 +275,7 @@ struct StoreCommandTests {
         try await makeSpeech(["goforward", "cards_005", "forever_4", "librivox_0870", "librivox_0890"], in: dir)
         try dir.write("crash.json", pipeline(realtime: true))
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = ["run", "crash.json", "--events", "jsonl", "--quiet"]
         process.currentDirectoryURL = dir.url
@@ -284,8 +284,7 @@ struct StoreCommandTests {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         let watcher = PipeReader(stdout)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { watcher.start() }) }
+        let exit = Task { try await Harness.runToExit(process, onStart: { watcher.start() }) }
 
         // The condition: two finals printed, then the first partial of the utterance after them — the kill
         // lands while that utterance is in progress, mid-file.
@@ -310,7 +309,7 @@ struct StoreCommandTests {
         let written = finals(watcher.linesSoFar())
         let caughtUp = await eventually { (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count }
         #expect(caughtUp, "the store never held the \(written.count) finals printed: \(written)")
-        _ = kill(box.process.processIdentifier, SIGKILL)
+        _ = kill(process.processIdentifier, SIGKILL)
         let status = try await exit.value
         let lines = await watcher.allLines()
         #expect(status.signalled && status.status == SIGKILL, "killed, not exited: \(status)")

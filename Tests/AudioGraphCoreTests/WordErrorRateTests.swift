@@ -21,7 +21,7 @@ import Testing
 
     /// Runs `python3 benchmarks/wer.py ARGS` with `input` on stdin; returns its stdout.
     static func python(_ arguments: [String], input: String = "") throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", repository.appendingPathComponent("benchmarks/wer.py").path] + arguments
         let stdin = Pipe(), stdout = Pipe()

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +38,7 @@ enum FFmpegTestSupport {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
         process.standardInput = FileHandle.nullDevice

@@ -66,7 +66,7 @@ struct MicrophoneCaptureTests {
 
         // Capture is live before anything plays.
         #expect(blockingEventually(timeout: 20) { capturedFrames() >= 1600 || run.isFinished }, "no audio from the monitor")
-        let player = Process()
+        let player = ChildProcess()
         player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         player.arguments = ["paplay", "--device=\(sink.name)", "--volume=65536", Self.speech]
         try player.run()

@@ -23,7 +23,7 @@ enum SoundServer {
     @discardableResult
     static func command(_ name: String, _ arguments: [String],
                         environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [name] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -93,7 +93,7 @@ final class RefusingSoundServer {
     /// folder, so `stop()` ends exactly it.
     private func launch(port: UInt16) throws -> Bool {
         let runtime = directory.appendingPathComponent("runtime")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "pulseaudio", "-D", "-n", "--exit-idle-time=-1", "--log-target=file:\(directory.path)/log.txt",

@@ -7,7 +7,7 @@ import Testing
 /// monitor (the "microphone") and transcribed. CI starts the server (scripts/start-pulseaudio.sh).
 @Suite(.serialized) struct VoiceCaptureMicrophoneTests {
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program] + arguments
         let pipe = Pipe()

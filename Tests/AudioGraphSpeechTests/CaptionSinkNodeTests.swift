@@ -169,7 +169,7 @@ struct CaptionSinkNodeTests {
         }
         try CaptionTestSupport.withScratchDirectory { folder in
             _ = try CaptionTestSupport.render(format: format, fileName: fileName, in: folder)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: ffmpeg)
             process.arguments = ["-nostdin", "-v", "error", "-i", folder + "/" + fileName, "-f", "srt", "-"]
             let output = Pipe()

@@ -37,7 +37,7 @@ import Testing
         let control = work.appendingPathComponent("clips.ctl")
         try? (clip + "\n").write(to: control, atomically: true, encoding: .utf8)
         let segments = work.appendingPathComponent("seg.txt")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pocketsphinx_batch")
         let model = PocketSphinxEngine.defaultModelFolder
         process.arguments = ["-adcin", "yes", "-adchdr", "44", "-remove_silence", "no", "-cepdir", SpeechFixtures.folder.path,

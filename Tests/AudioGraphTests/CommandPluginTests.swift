@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -223,7 +224,7 @@ private struct PluginWorkspace {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // --scratch-path goes right after the subcommand: `swift package` takes it before the plugin's verb.
         process.arguments = ["swift", arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst()

@@ -394,14 +394,14 @@ enum BatchFixtures {
 
     /// An `audiograph` process running in the background (stdout and stderr to files in its folder).
     final class Background: Sendable {
-        private let box: ProcessBox
+        private let process: ChildProcess
         private let task: Task<Harness.Exit, any Error>
         private let dir: TemporaryFolder
         private let name = UUID().uuidString
 
         init(_ arguments: [String], in dir: TemporaryFolder) throws {
             self.dir = dir
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try Harness.binary()
             process.arguments = arguments
             process.currentDirectoryURL = dir.url
@@ -410,13 +410,12 @@ enum BatchFixtures {
             _ = FileManager.default.createFile(atPath: dir.path(".\(name).err"), contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: dir.url.appendingPathComponent(".\(name).out"))
             process.standardError = try FileHandle(forWritingTo: dir.url.appendingPathComponent(".\(name).err"))
-            let box = ProcessBox(process)
-            self.box = box
-            task = Task { try await Harness.runToExit(box.process) }
+            self.process = process
+            task = Task { try await Harness.runToExit(process) }
         }
 
         func signal(_ number: Int32) {
-            if box.process.isRunning { _ = kill(box.process.processIdentifier, number) }
+            if process.isRunning { _ = kill(process.processIdentifier, number) }
         }
 
         func exit() async throws -> Harness.Exit { try await task.value }

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 
@@ -260,22 +261,6 @@ final class HeadlessChromium: Sendable {
 
     // MARK: Spawning
 
-    /// Adds file actions that close every descriptor from `first` on in the child, so that pipes of other
-    /// tests' processes do not leak into the browser (which would keep their readers from seeing EOF).
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34) does it in one action, but Swift's Glibc
-    /// module does not declare it: it is looked up at run time, else each descriptor open now is closed.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t, from first: Int32) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
-            if closeFrom(&actions, first) == 0 { return }
-        }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap({ Int32($0) }) where descriptor >= first {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-    }
-
     /// Spawns `arguments` (the first is the executable) with a socket at fd 3 and fd 4, stdin from /dev/null
     /// and stdout/stderr appended to `log`, in a new process group. Returns the child's pid and our end of the
     /// socket.
@@ -306,21 +291,13 @@ final class HeadlessChromium: Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_adddup2(&actions, childEnd, 3)
         posix_spawn_file_actions_adddup2(&actions, childEnd, 4)
-        closeInheritedDescriptors(&actions, from: 5)
+        // Pipes of other tests' processes must not leak into the browser (their readers would never see EOF).
+        try ChildProcess.closeDescriptors(&actions, from: 5)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes,
-                                 Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        ChildProcess.startInOwnGroupWithDefaultSignals(&attributes)
 
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment

@@ -236,7 +236,7 @@ struct LiveCaptionsBrowserTests {
 /// `audiograph run CONFIG` running in the background: stderr read as it comes (for the serving line),
 /// stdout into a file, a watchdog from `Harness.runToExit`.
 final class LiveRun: Sendable {
-    private let box: ProcessBox
+    private let process: ChildProcess
     private let reader: PipeReader
     private let stderrPipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
@@ -247,7 +247,7 @@ final class LiveRun: Sendable {
 
     /// `audiograph ARGUMENTS` (e.g. `serve … --run CONFIG`), which must print the serving line.
     init(arguments: [String], in directory: TemporaryFolder) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory.url
@@ -259,9 +259,8 @@ final class LiveRun: Sendable {
         process.standardError = stderrPipe
         let reader = PipeReader(stderrPipe)
         self.reader = reader
-        let box = ProcessBox(process)
-        self.box = box
-        exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
+        self.process = process
+        exit = Task { try await Harness.runToExit(process, onStart: { reader.start() }) }
     }
 
     /// Waits for `audiograph: serving http://HOST:PORT` on stderr and returns the URL.
@@ -277,7 +276,7 @@ final class LiveRun: Sendable {
 
     /// Sends SIGINT (Ctrl-C).
     func interrupt() {
-        box.process.interrupt()
+        process.interrupt()
     }
 
     /// What stderr held so far (everything once the run has exited).
@@ -297,7 +296,7 @@ final class LiveRun: Sendable {
 
     /// Interrupts the run if it still runs and waits for it to exit.
     func stop() async -> Harness.Exit {
-        if box.process.isRunning { box.process.interrupt() }
+        if process.isRunning { process.interrupt() }
         let status = (try? await exit.value) ?? Harness.Exit(status: -1, signalled: false, timedOut: false)
         _ = await reader.all()
         return status

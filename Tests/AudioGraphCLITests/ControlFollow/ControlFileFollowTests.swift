@@ -19,7 +19,7 @@ struct ControlFileFollowTests {
              "level": {"type": "level-meter", "intervalMs": 100}, "out": {"type": "wav-sink", "path": "out.wav"}},
              "links": ["src -> level -> out"]}
             """)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = ["run", "p.json", "--events", "jsonl", "--control", control]
         process.currentDirectoryURL = dir.url
@@ -28,8 +28,7 @@ struct ControlFileFollowTests {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         let collector = SessionControlTests.LineCollector(stdout)
-        let box = ProcessBox(process)
-        return (collector, Task { try await Harness.runToExit(box.process) })
+        return (collector, Task { try await Harness.runToExit(process) })
     }
 
     static func isAnswer(_ command: String) -> ([String: Any]) -> Bool {

@@ -20,7 +20,7 @@ enum PrometheusParser {
     /// Whether `/usr/bin/python3` can import the parser (asked once).
     static let available: Bool = {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", "import prometheus_client.parser"]
         process.standardInput = FileHandle.nullDevice
@@ -154,16 +154,16 @@ extension Array where Element == PrometheusParser.Family {
 /// A running `audiograph` (a worker with `--metrics-port`) whose stderr is read as it comes, started once it
 /// printed "audiograph: metrics at http://HOST:PORT/metrics".
 ///
-/// `@unchecked Sendable`: `Process` and `Pipe` are not `Sendable`; they are set once here and only read.
+/// `@unchecked Sendable`: `Pipe` is not `Sendable`; it is set once here and only read.
 final class MetricsProcess: @unchecked Sendable {
     /// `http://127.0.0.1:PORT/metrics`.
     let metricsURL: String
     let stderr: PipeReader
-    private let process: Process
+    private let process: ChildProcess
     private let pipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
 
-    private init(metricsURL: String, stderr: PipeReader, process: Process, pipe: Pipe, exit: Task<Harness.Exit, any Error>) {
+    private init(metricsURL: String, stderr: PipeReader, process: ChildProcess, pipe: Pipe, exit: Task<Harness.Exit, any Error>) {
         self.metricsURL = metricsURL
         self.stderr = stderr
         self.process = process
@@ -172,7 +172,7 @@ final class MetricsProcess: @unchecked Sendable {
     }
 
     static func start(_ arguments: [String], in directory: TemporaryFolder) async throws -> MetricsProcess {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory.url

@@ -36,7 +36,7 @@ enum ReadOnlyRunner {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-ro-probe-\(UUID().uuidString)")
         guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return false }
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = Array(readOnlyMount(folder.path).dropFirst()) + ["/bin/sh", "-c", "! touch \"$0/x\" 2>/dev/null",
                                                                            folder.path]

@@ -27,7 +27,7 @@ let serveTimeout: Double = 30
 /// A running `audiograph serve` (or `audiograph run` with a `serve` block): started in a temp folder, its
 /// "audiograph: serving http://127.0.0.1:PORT" line awaited on stderr, stopped with one SIGINT.
 ///
-/// `@unchecked Sendable`: `Process` and `Pipe` are not `Sendable`; they are set once here and only read.
+/// `@unchecked Sendable`: `Pipe` is not `Sendable`; it is set once here and only read.
 final class ServeProcess: @unchecked Sendable {
     let arguments: [String]
     /// `http://127.0.0.1:PORT`.
@@ -35,12 +35,12 @@ final class ServeProcess: @unchecked Sendable {
     let port: UInt16
     /// The child's stderr, read as it comes.
     let stderr: PipeReader
-    private let process: Process
+    private let process: ChildProcess
     private let stderrPipe: Pipe
     private let exit: Task<Harness.Exit, any Error>
     private let interrupted = Mutex(false)
 
-    private init(arguments: [String], baseURL: String, port: UInt16, stderr: PipeReader, process: Process, stderrPipe: Pipe,
+    private init(arguments: [String], baseURL: String, port: UInt16, stderr: PipeReader, process: ChildProcess, stderrPipe: Pipe,
                  exit: Task<Harness.Exit, any Error>) {
         self.arguments = arguments
         self.baseURL = baseURL
@@ -56,7 +56,7 @@ final class ServeProcess: @unchecked Sendable {
     /// - Parameter launcher: a command that execs `audiograph` (same process) after setting something up, like
     ///   `setpriv` to another user; empty: run it directly.
     static func start(_ arguments: [String], in directory: TemporaryFolder, launcher: [String] = []) async throws -> ServeProcess {
-        let process = Process()
+        let process = ChildProcess()
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
             process.arguments = Array(launcher.dropFirst()) + [try Harness.binary().path] + arguments

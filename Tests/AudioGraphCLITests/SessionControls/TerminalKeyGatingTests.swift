@@ -24,7 +24,7 @@ struct TerminalKeyGatingTests {
                        "cc": {"type": "caption-sink", "format": "srt", "path": "out/cc.srt"}},
              "links": ["src -> vad -> asr -> cc"]}
             """)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qfec", "exec '\(try Harness.binary().path)' run keys.json", "/dev/null"]
         process.currentDirectoryURL = dir.url
@@ -34,8 +34,7 @@ struct TerminalKeyGatingTests {
         process.standardOutput = output
         process.standardError = output
         let reader = PipeReader(output)
-        let box = ProcessBox(process)
-        let exit = Task { try await Harness.runToExit(box.process, onStart: { reader.start() }) }
+        let exit = Task { try await Harness.runToExit(process, onStart: { reader.start() }) }
         func shown(_ text: String) async -> Bool {
             await reader.waitFor(data: { String(decoding: $0, as: UTF8.self).contains(text) })
         }

@@ -14,7 +14,7 @@ final class TerminalRun: Sendable {
     init(_ arguments: [String], in directory: TemporaryFolder, columns: Int = 200, rows: Int = 30) throws {
         pty = try #require(PseudoTerminal(columns: columns, rows: rows))
         model = Mutex(ScreenModel(columns: columns, rows: rows))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try Harness.binary()
         process.arguments = arguments
         process.currentDirectoryURL = directory.url
@@ -22,8 +22,7 @@ final class TerminalRun: Sendable {
         process.standardInput = terminal
         process.standardOutput = terminal
         process.standardError = terminal
-        let box = ProcessBox(process)
-        exit = Task { try await Harness.runToExit(box.process) }
+        exit = Task { try await Harness.runToExit(process) }
     }
 
     /// The screen now: its rows, trailing blanks cut, trailing empty rows dropped.

@@ -2,6 +2,7 @@ import AudioGraphCore
 @testable import AudioGraphPluginKit
 @testable import AudioGraphPlugins
 import CAudioGraphPlugin
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ import Testing
         let source = folder + "/engine_plugin.c"
         try CEnginePlugin.source.write(toFile: source, atomically: true, encoding: .utf8)
         let output = folder + "/" + name
-        let cc = Process()
+        let cc = ChildProcess()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         cc.arguments = ["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-I", includeFolder] + flags + ["-o", output, source]
         try cc.run()

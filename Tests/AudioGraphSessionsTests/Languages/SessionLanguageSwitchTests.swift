@@ -113,7 +113,7 @@ import Testing
     }
 
     private func concatenate(_ parts: [String], to path: String) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sox"] + parts + [path]
         try process.run()

@@ -1,6 +1,7 @@
 /// Issue 15, install: scripts/install-whisper.sh does nothing over a working install, and does not take a
 /// prefix with the wrong whisper version, no whisper-cli or no headers for one (it goes on to build, here
 /// stopped early by a PATH without cmake, so the test takes no minutes).
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     }
 
     private func run(prefix: String, path: String? = nil, cache: String) throws -> Outcome {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [Self.script]
         var environment = ProcessInfo.processInfo.environment

