@@ -6,34 +6,31 @@ import Synchronization
 /// SIGINT and SIGTERM, counted together: the Nth signal runs the Nth stage; one more than there are stages exits
 /// 130 at once. `run`, `capture` and `serve` have one stage (stop gracefully, outputs finalized); a batch and a
 /// worker have two (take no new files; then stop the running ones).
-/// `@unchecked Sendable`: the dispatch sources are set up in `init` and only cancelled in `deinit`; the counts are
-/// atomics.
+///
+/// The handler is a plain `signal(2)` handler that writes the signal's number to a pipe; a thread of its own
+/// reads the pipe and runs the stages. Once `init` returns, a signal is never lost: a dispatch signal source
+/// needs the signal ignored first and registers asynchronously, so a SIGINT in between (serve's "serving" line
+/// printed, the signal sent at once) was dropped and the process never stopped.
+/// `@unchecked Sendable`: the stages are set in `init` and only read; the counts are atomics.
 final class InterruptSignals: @unchecked Sendable {
     private final class Seen: Sendable {
         let received = Atomic<Int>(0)
         let first = Atomic<Int32>(0)
     }
 
-    private let sources: [any DispatchSourceSignal]
     private let seen = Seen()
+    private let stages: [@Sendable () -> Void]
 
     /// - Parameter stages: what the first, second, … signal does (each prints its own message).
     init(stages: [@Sendable () -> Void]) {
-        let seen = self.seen
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                let number = seen.received.add(1, ordering: .relaxed).newValue
-                if number == 1 { seen.first.store(signalNumber, ordering: .relaxed) }
-                guard number <= stages.count else { exit(130) }
-                stages[number - 1]()
-            }
-            source.resume()
-            sources.append(source)
+        self.stages = stages
+        SignalPipe.shared.route { [seen, stages] signalNumber in
+            let number = seen.received.add(1, ordering: .relaxed).newValue
+            if number == 1 { seen.first.store(signalNumber, ordering: .relaxed) }
+            guard number <= stages.count else { exit(130) }
+            DispatchQueue.global().async { stages[number - 1]() }
         }
-        self.sources = sources
+        for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, writeSignalToPipe) }
     }
 
     /// One stage: `stopping: <what> (press Ctrl-C again to quit at once)`, then `onInterrupt`.
@@ -65,6 +62,45 @@ final class InterruptSignals: @unchecked Sendable {
     var firstSignal: Int32 { seen.first.load(ordering: .relaxed) }
 
     deinit {
-        for source in sources { source.cancel() }
+        for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
+        SignalPipe.shared.route(nil)
+    }
+}
+
+/// The write end of `SignalPipe.shared`'s pipe, for the handler (set before any handler is installed).
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
+/// The signal handler: only `write(2)`, which is async-signal-safe.
+private func writeSignalToPipe(_ number: Int32) {
+    var byte = UInt8(truncatingIfNeeded: number)
+    _ = write(signalPipeWriteEnd, &byte, 1)
+}
+
+/// The pipe between the signal handler and the thread that acts on signals.
+private final class SignalPipe: Sendable {
+    static let shared = SignalPipe()
+
+    private let receiver = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { fatalError("audiograph: cannot make the signal pipe") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        signalPipeWriteEnd = ends[1]
+        let readEnd = ends[0]
+        Thread.detachNewThread { [self] in
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count < 0, errno == EINTR { continue }
+                guard count == 1 else { return }
+                self.receiver.withLock { $0 }?(Int32(byte))
+            }
+        }
+    }
+
+    /// Where signals go from now on (nil: nowhere).
+    func route(_ receiver: (@Sendable (Int32) -> Void)?) {
+        self.receiver.withLock { $0 = receiver }
     }
 }
