@@ -1,27 +1,5 @@
 import AudioGraph
 
-/// The options a command takes, declared once: `Arguments` parses with them, and the shell completion offers
-/// them (`audiograph completion`); a test checks that the command's --help names each one.
-struct CommandOptions: Sendable {
-    /// Options that take a value (`--set k=v`, `--events=jsonl`).
-    var valued: [String] = []
-    /// Options that take none.
-    var flags: [String] = []
-    /// Options that take one of a few values or none (`--stats`, `--stats json`); alone, the last choice.
-    var optionallyValued: [(name: String, choices: [String])] = []
-
-    static let none = CommandOptions()
-
-    /// Every option's name, in declaration order.
-    var names: [String] { valued + flags + optionallyValued.map(\.name) }
-
-    /// These and `other`'s (a command that shares another's options).
-    func adding(_ other: CommandOptions) -> CommandOptions {
-        CommandOptions(valued: valued + other.valued, flags: flags + other.flags,
-                       optionallyValued: optionallyValued + other.optionallyValued)
-    }
-}
-
 /// A tiny command-line parser: flags (`--verbose`), options with values (`--set k=v`, `--events=jsonl`) and
 /// positional arguments, with usage errors (exit 64) that say what was wrong.
 struct Arguments {

@@ -11,9 +11,23 @@ struct BatchCommand: Command {
         + "       audiograph batch status --store STORE [--json]"
     /// Some files failed, the others are done: distinct from the codes that mean the batch itself could not run.
     static let someFailedExitCode: Int32 = 75
-    static let options =  CommandOptions(valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds", "--max-attempts",
-                                                   "--metrics-port"],
-                                          flags: ["--enqueue-only", "--json", "--quiet", "--verbose"])
+    static let options = CommandOptions([
+        .valued("--pipeline", "CONFIG", "The pipeline config (exactly one file-source node)."),
+        .pipelinesAtOnce,
+        .setPipelineParameter,
+        .valued("--store", "STORE", "The transcript store whose queue holds the work: a SQLite path, or a "
+            + "postgres:// URL for workers on several machines."),
+        .flag("--enqueue-only", "With --store: enqueue and exit; workers do the rest."),
+        .leaseSeconds,
+        .maxAttempts,
+        .valued("--metrics-port", "PORT", "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the batch "
+            + "runs (HOST:PORT for another address; 0 picks a free port): per-node totals over the files run so far "
+            + "and file counts (see docs/scale.md). Prints \"audiograph: metrics at http://HOST:PORT/metrics\" on "
+            + "stderr. Not with --enqueue-only."),
+        .flag("--json", "Print the summary (or status) as JSON on stdout."),
+        .flag("--quiet", "No progress bar and no per-file lines on stderr."),
+        .verbose,
+    ])
     static let help = """
         \(abstract).
 
@@ -32,23 +46,7 @@ struct BatchCommand: Command {
         `audiograph worker --store STORE` processes on other machines may share the work. A line whose session
         id the store already holds adds a run of its own; a retry removes only what its own attempts stored.
 
-        OPTIONS:
-          --pipeline CONFIG     The pipeline config (exactly one file-source node).
-          --jobs N              Pipelines at once (default: the number of cores).
-          --set NODE.PARAM=VALUE  Override a pipeline parameter (or session.KEY); repeatable.
-          --store STORE         The transcript store whose queue holds the work: a SQLite path, or a
-                                postgres:// URL for workers on several machines.
-          --enqueue-only        With --store: enqueue and exit; workers do the rest.
-          --lease-seconds S     How long a claim lasts without a heartbeat (default 60; heartbeats every S/3).
-          --max-attempts N      Tries per file before it is failed for good (default 3).
-          --metrics-port PORT   Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the batch
-                                runs (HOST:PORT for another address; 0 picks a free port): per-node totals
-                                over the files run so far and file counts (see docs/scale.md). Prints
-                                "audiograph: metrics at http://HOST:PORT/metrics" on stderr. Not with
-                                --enqueue-only.
-          --json                Print the summary (or status) as JSON on stdout.
-          --quiet               No progress bar and no per-file lines on stderr.
-          --verbose             Let libraries print their own logs.
+        \(options.help)
 
         status  The queue's queued / running / done / failed counts and each failure.
 

@@ -4,23 +4,22 @@ struct CallsCommand: Command {
     static let name = "calls"
     static let abstract = "List the stored sessions (call logs), oldest first"
     static let usage = "audiograph calls [--has-transcriptions] [--limit N] [--page P | --all] [--store PATH] [--json]"
-    static let options =  CommandOptions(valued: ["--limit", "--page", "--store"], flags: ["--has-transcriptions", "--json", "--all", "--timings"])
+    static let options = CommandOptions([
+        .flag("--has-transcriptions", "Only sessions that had transcription, each with its transcripts."),
+        .valued("--limit", "N", "Sessions per page (default 30; clamped to 1…1000)."),
+        .valued("--page", "P", "The page to print (default 1)."),
+        .flag("--all", "Print every page."),
+        .flag("--timings", "Print each page's fetch time on stderr."),
+        .store(),
+        .flag("--json", "Print records as JSON: mid, roomName, startTime, endTime (epoch seconds; 0 while running), "
+            + "url, hasTranscriptions, transcripts, metaData."),
+    ])
     static let help = """
         \(abstract): one per run of a pipeline with a transcript-store node.
 
         USAGE: \(usage)
 
-        OPTIONS:
-          --has-transcriptions  Only sessions that had transcription, each with its transcripts.
-          --limit N             Sessions per page (default 30; clamped to 1…1000).
-          --page P              The page to print (default 1).
-          --all                 Print every page.
-          --timings             Print each page's fetch time on stderr.
-          --store PATH          The store, a SQLite path or a postgres:// URL (default:
-                                $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
-                                ~/.local/share/audiograph/transcripts.sqlite).
-          --json                Print records as JSON: mid, roomName, startTime, endTime (epoch seconds; 0 while
-                                running), url, hasTranscriptions, transcripts, metaData.
+        \(options.help)
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store at the path, 74 the store
         cannot be read.

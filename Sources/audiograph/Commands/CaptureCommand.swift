@@ -7,19 +7,20 @@ struct CaptureCommand: Command {
     static let name = "capture"
     static let abstract = "Record from the microphone until Enter or Ctrl-C, then print the transcript"
     static let usage = "audiograph capture [--device DEVICE] [--keep FILE.m4a] [--language CODE]"
-    static let options =  CommandOptions(valued: ["--device", "--keep", "--language"])
+    static let options = CommandOptions([
+        .valued("--device", "DEVICE", "PulseAudio/PipeWire source to record (default: the default source)."),
+        .valued("--keep", "FILE", "Keep the AAC recording at FILE (the temporary one is always deleted). An existing "
+            + "FILE is replaced only when it is a regular file, by renaming a file written beside it over it; a "
+            + "folder, device, FIFO or socket there (or a link to one) is refused before recording starts (exit 73, "
+            + "naming it) and left untouched."),
+        .valued("--language", "CODE", "Recognition language (default en-US)."),
+    ])
     static let help = """
         \(abstract).
 
         USAGE: \(usage)
 
-        OPTIONS:
-          --device DEVICE   PulseAudio/PipeWire source to record (default: the default source).
-          --keep FILE       Keep the AAC recording at FILE (the temporary one is always deleted). An existing
-                            FILE is replaced only when it is a regular file, by renaming a file written
-                            beside it over it; a folder, device, FIFO or socket there (or a link to one) is
-                            refused before recording starts (exit 73, naming it) and left untouched.
-          --language CODE   Recognition language (default en-US).
+        \(options.help)
 
         Shows a level bar and the duration on stderr while recording; prints the transcript on stdout.
         Exit codes: 69 microphone or recognizer unavailable, 65 no speech recognized, 73 --keep FILE is not a

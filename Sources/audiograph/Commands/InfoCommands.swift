@@ -5,7 +5,12 @@ struct ValidateCommand: Command {
     static let name = "validate"
     static let abstract = "Check a pipeline and print the resolved graph with its formats"
     static let usage = "audiograph validate CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--print-config] [--dot FILE]"
-    static let options = CommandOptions(valued: ["--set", "-e", "--dot"], flags: ["--print-config"])
+    static let options = CommandOptions([
+        .valued("-e", "PIPELINE", "The pipeline inline (gst-launch style) instead of CONFIG."),
+        .valued("--set", "NODE.PARAM=VALUE", "Override a node parameter (or session.KEY); repeatable."),
+        .flag("--print-config", "With -e: print the equivalent JSON config instead of the graph."),
+        .valued("--dot", "FILE", "Write the resolved graph as Graphviz dot to FILE."),
+    ])
     static let help = """
         \(abstract).
 
@@ -15,11 +20,7 @@ struct ValidateCommand: Command {
         (resamplers between different formats) are marked "auto-inserted". Exits 0 when the graph is valid,
         else with the error's code (65 bad config, 66 missing input, ...). CONFIG and -e are as for `run`.
 
-        OPTIONS:
-          -e PIPELINE             The pipeline inline (gst-launch style) instead of CONFIG.
-          --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable.
-          --print-config          With -e: print the equivalent JSON config instead of the graph.
-          --dot FILE              Write the resolved graph as Graphviz dot to FILE.
+        \(options.help)
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {

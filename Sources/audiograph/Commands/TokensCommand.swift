@@ -7,7 +7,11 @@ struct TokensCommand: Command {
     static let usage = "audiograph tokens create --user NAME [--store PATH]\n"
         + "       audiograph tokens list [--store PATH]\n"
         + "       audiograph tokens revoke --user NAME [--store PATH]"
-    static let options =  CommandOptions(valued: ["--user", "--store"])
+    static let options = CommandOptions([
+        .valued("--user", "NAME", "The user (1 to 64 letters, digits, '.', '_', '-', '@'): who the token speaks for. "
+            + "A user sees the sessions whose session.participants name them."),
+        .store(then: "create makes it when missing."),
+    ])
     static let help = """
         \(abstract) (see docs/http-api.md).
 
@@ -18,12 +22,7 @@ struct TokensCommand: Command {
         list     Users and token ids (never the tokens), with when each was made and revoked.
         revoke   Revokes every token of NAME; the server refuses them from the next request on.
 
-        OPTIONS:
-          --user NAME    The user (1 to 64 letters, digits, '.', '_', '-', '@'): who the token speaks for. A user
-                         sees the sessions whose session.participants name them.
-          --store PATH   The store, a SQLite path or a postgres:// URL (default:
-                         $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
-                         ~/.local/share/audiograph/transcripts.sqlite). create makes it when missing.
+        \(options.help)
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store (list, revoke),
         73 the store cannot be created, 74 the store cannot be written.

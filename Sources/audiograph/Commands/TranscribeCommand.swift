@@ -8,8 +8,23 @@ struct TranscribeCommand: Command {
     static let abstract = "Transcribe audio files to SRT, WebVTT, JSON or text (the built-in pipeline)"
     static let usage = "audiograph transcribe FILE... [-o srt,vtt,json,txt] [--out-dir DIR] [--language CODE] [--engine NAME] "
         + "[--set NODE.PARAM=VALUE]... [--force] [--jobs N] [--json] [--print-config] [--quiet]"
-    static let options =  CommandOptions(valued: ["-o", "--out-dir", "--language", "--engine", "--set", "--jobs"],
-                                          flags: ["--force", "--json", "--print-config", "--quiet", "--verbose"])
+    static let options = CommandOptions([
+        .valued("-o", "FORMATS", "Outputs, comma-separated: srt, vtt, json, txt (default: srt)."),
+        .valued("--out-dir", "DIR", "Write the outputs into DIR (created if missing) instead of next to each input."),
+        .valued("--language", "CODE", "The spoken language (the recognizer's language, e.g. en-US; see `audiograph "
+            + "inspect recognizer`)."),
+        .valued("--engine", "NAME", "The recognizer engine (default auto: whisper when its model is installed, else "
+            + "pocketsphinx)."),
+        .valued("--set", "NODE.PARAM=VALUE", "Override a parameter of the pipeline (nodes src, rs, vad, asr, and "
+            + "srt, vtt, json, txt) or session.KEY; repeatable."),
+        .flag("--force", "Overwrite outputs that exist (without it an existing output is an error and nothing is "
+            + "written)."),
+        .valued("--jobs", "N", "Files at once (default: the number of cores)."),
+        .flag("--json", "Print the summary as JSON on stdout."),
+        .flag("--print-config", "Print the pipeline's config (for the first FILE) and exit."),
+        .flag("--quiet", "No progress bar and no per-file lines on stderr."),
+        .verbose,
+    ])
     static let help = """
         \(abstract).
 
@@ -19,22 +34,7 @@ struct TranscribeCommand: Command {
         transcription on, and writes NAME.srt (and so on) next to each FILE, or into --out-dir. The pipeline is an
         ordinary config: --print-config prints it, and `audiograph run` runs the printed file the same way.
 
-        OPTIONS:
-          -o FORMATS              Outputs, comma-separated: srt, vtt, json, txt (default: srt).
-          --out-dir DIR           Write the outputs into DIR (created if missing) instead of next to each input.
-          --language CODE         The spoken language (the recognizer's language, e.g. en-US; see
-                                  `audiograph inspect recognizer`).
-          --engine NAME           The recognizer engine (default auto: whisper when its model is installed,
-                                  else pocketsphinx).
-          --set NODE.PARAM=VALUE  Override a parameter of the pipeline (nodes src, rs, vad, asr, and srt, vtt,
-                                  json, txt) or session.KEY; repeatable.
-          --force                 Overwrite outputs that exist (without it an existing output is an error
-                                  and nothing is written).
-          --jobs N                Files at once (default: the number of cores).
-          --json                  Print the summary as JSON on stdout.
-          --print-config          Print the pipeline's config (for the first FILE) and exit.
-          --quiet                 No progress bar and no per-file lines on stderr.
-          --verbose               Let libraries print their own logs.
+        \(options.help)
 
         EXIT CODES: 0 every file transcribed; 64 bad arguments (an unknown format or language); 65 a bad option value or outputs that collide;
         66 a FILE is missing; 69 no recognizer engine; 73 an output exists (without --force; its path is named,

@@ -8,7 +8,18 @@ struct TranscriptsCommand: Command {
     static let abstract = "List a session's stored transcripts, or show one"
     static let usage = "audiograph transcripts list --session ID [--limit N] [--page P | --all] [--store PATH] [--json]\n"
         + "       audiograph transcripts show TID [--store PATH] [--json]"
-    static let options =  CommandOptions(valued: ["--session", "--limit", "--page", "--store"], flags: ["--json", "--all", "--timings"])
+    static let options = CommandOptions([
+        .valued("--session", "ID", "The session (its id in the config's \"session\" block, or the run-… id it was "
+            + "given)."),
+        .valued("--limit", "N", "Transcripts per page (default 30; clamped to 1…1000)."),
+        .valued("--page", "P", "The page to print (default 1). Pages are keyset pages: page P is found by walking "
+            + "pages 1…P, each one index lookup."),
+        .flag("--all", "Print every page."),
+        .flag("--timings", "Print each page's fetch time on stderr."),
+        .store(),
+        .flag("--json", "Print records as JSON, with the fields tid, mid, roomName, startTime, endTime (epoch "
+            + "seconds), url, transcriptDate, transcriptUrl, metaData (show adds language and utterances)."),
+    ])
     static let help = """
         \(abstract) (written by a pipeline's transcript-store node).
 
@@ -17,19 +28,7 @@ struct TranscriptsCommand: Command {
         list   The session's transcripts, oldest first, one page at a time: tid, start and end (UTC), room.
         show   One transcript's utterances as lines "[mm:ss.cc → mm:ss.cc] text" (stream time).
 
-        OPTIONS:
-          --session ID   The session (its id in the config's "session" block, or the run-… id it was given).
-          --limit N      Transcripts per page (default 30; clamped to 1…1000).
-          --page P       The page to print (default 1). Pages are keyset pages: page P is found by walking
-                         pages 1…P, each one index lookup.
-          --all          Print every page.
-          --timings      Print each page's fetch time on stderr.
-          --store PATH   The store: a SQLite path or a postgres://user:password@host/db URL (default:
-                         $XDG_DATA_HOME/audiograph/transcripts.sqlite, else
-                         ~/.local/share/audiograph/transcripts.sqlite).
-          --json         Print records as JSON, with the fields tid, mid, roomName, startTime, endTime (epoch
-                         seconds), url, transcriptDate, transcriptUrl, metaData (show adds language and
-                         utterances).
+        \(options.help)
 
         Exit codes: 64 bad arguments, 65 the store holds malformed data, 66 no store at the path or no such
         transcript, 74 the store cannot be read.

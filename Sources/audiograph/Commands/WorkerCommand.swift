@@ -5,9 +5,26 @@ struct WorkerCommand: Command {
     static let name = "worker"
     static let abstract = "Claim files from a batch queue and run the pipeline on them"
     static let usage = "audiograph worker --store STORE [--wait] [--pipeline CONFIG] [--jobs N] [--lease-seconds S] [--max-attempts N] [--set NODE.PARAM=VALUE]... [--metrics-port PORT] [--json] [--quiet]"
-    static let options =  CommandOptions(valued: ["--pipeline", "--store", "--jobs", "--set", "--lease-seconds", "--max-attempts",
-                                                   "--metrics-port"],
-                                          flags: ["--wait", "--json", "--quiet", "--verbose"])
+    static let options = CommandOptions([
+        .valued("--store", "STORE", "The transcript store whose queue holds the work: a SQLite path, or a "
+            + "postgres:// URL shared by workers on several machines."),
+        .valued("--pipeline", "CONFIG", "Run every file through this config (exactly one file-source node) instead "
+            + "of the pipeline each was enqueued with."),
+        .flag("--wait", "When the queue is empty, poll for new work (every 2 s) until SIGTERM or Ctrl-C; then finish "
+            + "the running files and exit (0 on SIGTERM)."),
+        .pipelinesAtOnce,
+        .leaseSeconds,
+        .maxAttempts,
+        .setPipelineParameter,
+        .valued("--metrics-port", "PORT", "Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the "
+            + "worker runs (HOST:PORT for another address, e.g. 0.0.0.0:9464; 0 picks a free port): per-node totals "
+            + "over the files run so far (running ones included), "
+            + "audiograph_worker_files_total{outcome=\"done|failed|retried|interrupted\"}, busy jobs. Prints "
+            + "\"audiograph: metrics at http://HOST:PORT/metrics\" on stderr."),
+        .flag("--json", "Print the summary as JSON on stdout."),
+        .flag("--quiet", "No progress and no per-file lines on stderr."),
+        .verbose,
+    ])
     static let help = """
         \(abstract) (enqueued by `audiograph batch MANIFEST --pipeline CONFIG --store STORE --enqueue-only`).
 
@@ -23,25 +40,7 @@ struct WorkerCommand: Command {
         once. Paths in a queued pipeline (models, plugins) must exist on
         every worker's machine.
 
-        OPTIONS:
-          --store STORE         The transcript store whose queue holds the work: a SQLite path, or a
-                                postgres:// URL shared by workers on several machines.
-          --pipeline CONFIG     Run every file through this config (exactly one file-source node) instead of
-                                the pipeline each was enqueued with.
-          --wait                When the queue is empty, poll for new work (every 2 s) until SIGTERM or Ctrl-C;
-                                then finish the running files and exit (0 on SIGTERM).
-          --jobs N              Pipelines at once (default: the number of cores).
-          --lease-seconds S     How long a claim lasts without a heartbeat (default 60).
-          --max-attempts N      Tries per file before it is failed for good (default 3).
-          --set NODE.PARAM=VALUE  Override a pipeline parameter (or session.KEY); repeatable.
-          --metrics-port PORT   Serve Prometheus metrics at http://127.0.0.1:PORT/metrics while the worker
-                                runs (HOST:PORT for another address, e.g. 0.0.0.0:9464; 0 picks a free
-                                port): per-node totals over the files run so far (running ones included),
-                                audiograph_worker_files_total{outcome="done|failed|retried|interrupted"},
-                                busy jobs. Prints "audiograph: metrics at http://HOST:PORT/metrics" on stderr.
-          --json                Print the summary as JSON on stdout.
-          --quiet               No progress and no per-file lines on stderr.
-          --verbose             Let libraries print their own logs.
+        \(options.help)
 
         Without --wait the worker ends when every file in the queue is done or failed; while files are queued or
         claimed by other workers it polls every 2 s, and runs a file whose worker died once its lease runs out.

@@ -67,14 +67,16 @@ struct SmallCommandsTests {
     }
 
     /// The options a command declares (what it parses, what the completion offers) and its --help agree: help
-    /// names every declared option, and every option its usage line shows is declared.
+    /// names every declared option, its OPTIONS section has a row for each and no other, and every option its
+    /// usage line shows is declared.
     @Test("every command's declared options are the ones its --help shows")
     func declaredOptionsMatchHelp() async throws {
         let dir = try TemporaryFolder()
         let overview = try await Harness.audiograph(["--help"], in: dir)
-        let commands = overview.stdoutLines.drop { $0 != "COMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+        let commands = overview.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0 != "COMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
             .compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(commands.count >= 17, "\(overview)")
+        #expect(commands.count >= 17 && commands.allSatisfy { !$0.hasPrefix("-") }, "\(overview)")
         let script = try await Harness.audiograph(["completion", "bash"], in: dir)
         try dir.write("c.bash", script.stdout)
         for command in commands {
@@ -86,6 +88,14 @@ struct SmallCommandsTests {
             for option in declared.sorted() {
                 #expect(words.contains(option), "audiograph \(command) parses \(option), but its --help does not say so")
             }
+            // The OPTIONS section is printed from the same table: a row per declared option, none other, in
+            // lines that fit the help's width.
+            let section = help.split(separator: "\n", omittingEmptySubsequences: false)
+                .drop { $0 != "OPTIONS:" }.dropFirst().prefix { !$0.isEmpty }
+            let rows = section.filter { $0.hasPrefix("  -") }.compactMap { $0.split(separator: " ").first.map(String.init) }
+            #expect(Set(rows) == declared && rows.count == declared.count,
+                    "audiograph \(command)'s OPTIONS rows \(rows) are not its declared options \(declared.sorted())")
+            #expect(section.allSatisfy { $0.count <= 108 }, "audiograph \(command)'s OPTIONS lines are too long")
             let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE:") }.map(String.init) ?? ""
             let shown = usage.split(whereSeparator: { $0.isWhitespace || "[]|=".contains($0) }).map(String.init)
                 .filter { ($0.hasPrefix("--") && $0.count > 2) || ($0.count == 2 && $0.hasPrefix("-") && $0.last!.isLetter) }
