@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .library(name: "AudioGraphTestKit", targets: ["AudioGraphTestKit"]),
         .library(name: "AudioGraphPluginKit", targets: ["AudioGraphPluginKit"]),
+        // Smaller pieces for programs that need less than the whole framework: the remote transcripts client
+        // (no C library at all) and the core with the DSP nodes (docs/architecture.md shows what each links).
+        .library(name: "AudioGraphClient", targets: ["AudioGraphClient"]),
+        .library(name: "AudioGraphCoreDSP", targets: ["AudioGraphCore", "AudioGraphDSP"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
         // Command plugins (docs/node-authoring.md): `swift package validate-pipelines`, `swift package scaffold-node`.
         .plugin(name: "ValidatePipelines", targets: ["ValidatePipelines"]),
@@ -56,7 +60,12 @@ let package = Package(
         .target(name: "AudioGraphWhisper", dependencies: ["AudioGraphCore", "CWhisper", "CCrypto"], swiftSettings: strict),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphWhisper", "CPocketSphinx"],
                 swiftSettings: strict),
-        .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "CSQLite", "CPostgres"], swiftSettings: strict),
+        // The store's model: the TranscriptStore protocol, records, paging requests, errors, tokens and the work
+        // queue's protocol. No C: the remote client links only this.
+        .target(name: "AudioGraphStoreModel", dependencies: ["AudioGraphCore"], swiftSettings: strict),
+        // The store's backends (SQLite, PostgreSQL) and its node; re-exports the model.
+        .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "AudioGraphStoreModel", "CSQLite", "CPostgres"],
+                swiftSettings: strict),
         .target(name: "AudioGraphSessions",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore"],
                 swiftSettings: strict),
@@ -64,8 +73,8 @@ let package = Package(
         .target(name: "AudioGraphServer",
                 dependencies: ["AudioGraphCore", "AudioGraphStore", "AudioGraphSessions", "CMicroHTTPD", "CCrypto"],
                 swiftSettings: strict),
-        // The remote transcripts client (URLSession): no server code (through Store it still links SQLite and libpq).
-        .target(name: "AudioGraphClient", dependencies: ["AudioGraphStore"], swiftSettings: strict),
+        // The remote transcripts client (URLSession): the store's model and no C (no SQLite, no libpq).
+        .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),
         .target(name: "AudioGraph",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
                                "AudioGraphSessions", "AudioGraphServer", "AudioGraphClient", "AudioGraphPlugins"],

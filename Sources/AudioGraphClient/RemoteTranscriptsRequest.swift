@@ -1,4 +1,4 @@
-import AudioGraphStore
+import AudioGraphStoreModel
 import Foundation
 
 /// A session's transcripts on an `audiograph serve`, page by page: `TranscriptsRequest` over HTTP, with the same

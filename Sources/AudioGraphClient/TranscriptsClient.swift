@@ -1,4 +1,4 @@
-@_exported import AudioGraphStore
+@_exported import AudioGraphStoreModel
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

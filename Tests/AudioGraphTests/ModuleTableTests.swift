@@ -58,4 +58,27 @@ import Testing
             }
         }
     }
+
+    /// The modules a C-free program links stay C-free: the remote client (through the store's model) and Core.
+    /// A C target is one Package.swift declares without the `AudioGraph` prefix (`CSQLite`, `CPostgres`, …).
+    @Test func theClientAndCoreReachNoCLibrary() throws {
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        var dependencies: [String: [String]] = [:]
+        let declaration = /\.(?:target|systemLibrary|executableTarget)\(name: "([A-Za-z]+)"(?:,\s*(?:path: "[^"]*",\s*)?dependencies: \[([^\]]*)\])?/
+        for match in manifest.matches(of: declaration) {
+            dependencies[String(match.1)] = match.2.map { $0.matches(of: /"([A-Za-z]+)"/).map { String($0.1) } } ?? []
+        }
+        func reached(from module: String) -> Set<String> {
+            var seen: Set<String> = [], pending = [module]
+            while let next = pending.popLast() {
+                if seen.insert(next).inserted { pending += dependencies[next] ?? [] }
+            }
+            return seen
+        }
+        #expect(reached(from: "AudioGraphServer").contains("CSQLite"), "the walk over Package.swift found nothing")
+        for module in ["AudioGraphClient", "AudioGraphStoreModel", "AudioGraphCore"] {
+            let cModules = reached(from: module).filter { $0.hasPrefix("C") }
+            #expect(cModules.isEmpty, "\(module) reaches C modules: \(cModules.sorted())")
+        }
+    }
 }
