@@ -71,7 +71,7 @@ let package = Package(
                 swiftSettings: strict),
         // The HTTP API (libmicrohttpd), access tokens (OpenSSL's SHA-256), live captions over SSE, the web page.
         .target(name: "AudioGraphServer",
-                dependencies: ["AudioGraphCore", "AudioGraphStore", "AudioGraphSessions", "CMicroHTTPD", "CCrypto"],
+                dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto"],
                 swiftSettings: strict),
         // The remote transcripts client (URLSession): the store's model and no C (no SQLite, no libpq).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import AudioGraphSessions
 import AudioGraphStore
 import Synchronization
 
@@ -51,7 +50,7 @@ public final class TranscriptServer: Sendable {
     /// it is live. Once it ended its final totals stay (running 0); a later session with the same id replaces
     /// them.
     @discardableResult
-    public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
+    public func attach(_ session: any SteerableSession, id: String, room: String, participants: [String]) -> LiveSession {
         let live = self.live.attach(session, id: id, room: room, participants: participants)
         metrics.set("session \(id)") { exposition in
             let labels: PrometheusExposition.Labels = [("session", id)]

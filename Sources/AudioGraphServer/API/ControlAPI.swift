@@ -1,5 +1,4 @@
 import AudioGraphCore
-import AudioGraphSessions
 import AudioGraphStore
 
 /// The control API of a live session (docs/http-api.md, "Steering a live session"):

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import AudioGraphSessions
 import AudioGraphStore
 import Foundation
 

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import AudioGraphSessions
 import Dispatch
 import Synchronization
 
@@ -18,16 +17,16 @@ public enum LiveSessionCommand: Sendable, Equatable {
     }
 }
 
-/// Steers the `TranscriptionSession` behind a live session for the HTTP API, through the same calls (and so the
+/// Steers the session (a `SteerableSession`: a `TranscriptionSession`) behind a live session for the HTTP API, through the same calls (and so the
 /// same error codes) as the terminal and `--control`.
 ///
 /// Commands apply one at a time, in the order they reach `perform`: the HTTP worker threads block on a serial
 /// queue, so two viewers' commands never interleave and every viewer sees their state events in that order.
 public final class LiveSessionController: Sendable {
-    public let session: TranscriptionSession
+    public let session: any SteerableSession
     private let serial = DispatchQueue(label: "audiograph.live-session-control")
 
-    public init(session: TranscriptionSession) {
+    public init(session: any SteerableSession) {
         self.session = session
     }
 

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import AudioGraphSessions
 import Foundation
 import Synchronization
 
@@ -24,10 +23,10 @@ public final class LiveSessions: Sendable {
         return session
     }
 
-    /// Registers a running `TranscriptionSession`: its captions and its state changes (`state` events) go to the
+    /// Registers a running session (a `TranscriptionSession`, or any `SteerableSession`): its captions and its state changes (`state` events) go to the
     /// live session's viewers, and its participants may steer it over the control API as its settings allow.
     @discardableResult
-    public func attach(_ session: TranscriptionSession, id: String, room: String, participants: [String]) -> LiveSession {
+    public func attach(_ session: any SteerableSession, id: String, room: String, participants: [String]) -> LiveSession {
         let live = add(id: id, room: room, participants: participants, controller: LiveSessionController(session: session))
         session.observeCaptions { caption in live.publish(caption) }
         session.observeState { state in live.publishState(state) }

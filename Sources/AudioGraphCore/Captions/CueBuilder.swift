@@ -1,4 +1,3 @@
-import AudioGraphCore
 
 /// The limits a caption cue keeps, as broadcasters use them.
 public struct CueRules: Sendable, Equatable {

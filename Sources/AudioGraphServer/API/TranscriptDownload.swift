@@ -1,5 +1,5 @@
 import AudioGraphCore
-import AudioGraphSpeech
+
 import AudioGraphStore
 
 /// A stored transcript as a subtitle or transcript file, written by the caption sink's own writers

@@ -1,4 +1,3 @@
-import AudioGraphCore
 import Foundation
 
 /// A control of a live session that the config may hide, as the calls SDK hides its buttons

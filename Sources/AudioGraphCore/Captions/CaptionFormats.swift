@@ -1,4 +1,3 @@
-import AudioGraphCore
 
 /// A final result as the caption files record it.
 public struct CaptionUtterance: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import AudioGraphCore
 
 /// What a live-caption viewer (the HTTP API's caption stream, a UI) is told: a recognizer's result to show, or
 /// "clear the screen". A `TranscriptionSession` sends these only while captions are visible (transcription

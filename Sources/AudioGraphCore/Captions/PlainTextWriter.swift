@@ -1,5 +1,4 @@
 import Foundation
-import AudioGraphCore
 
 /// Plain text (`.txt`): each final utterance's text on a line of its own, without times: the transcript to read
 /// or grep (`audiograph transcribe -o txt`).
