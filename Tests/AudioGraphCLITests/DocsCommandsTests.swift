@@ -661,7 +661,7 @@ final class DocsServer: @unchecked Sendable {
 
     /// SIGINT (once), then its exit and everything it wrote on stderr.
     func stop() async throws -> (exit: Harness.Exit, stderr: String) {
-        if process.isRunning { _ = kill(process.processIdentifier, SIGINT) }
+        process.signal(SIGINT)
         let status = try await exit.value
         return (status, String(decoding: await stderr.all(), as: UTF8.self))
     }

@@ -309,7 +309,7 @@ struct StoreCommandTests {
         let written = finals(watcher.linesSoFar())
         let caughtUp = await eventually { (await fileTextsSoFar(in: dir))?.count ?? 0 >= written.count }
         #expect(caughtUp, "the store never held the \(written.count) finals printed: \(written)")
-        _ = kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         let status = try await exit.value
         let lines = await watcher.allLines()
         #expect(status.signalled && status.status == SIGKILL, "killed, not exited: \(status)")

@@ -415,7 +415,7 @@ enum BatchFixtures {
         }
 
         func signal(_ number: Int32) {
-            if process.isRunning { _ = kill(process.processIdentifier, number) }
+            process.signal(number)
         }
 
         func exit() async throws -> Harness.Exit { try await task.value }

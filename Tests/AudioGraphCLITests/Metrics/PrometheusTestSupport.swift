@@ -185,7 +185,7 @@ final class MetricsProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the exit; everything written on stderr.
     func stop(_ signal: Int32 = SIGTERM) async throws -> (exit: Harness.Exit, stderr: String) {
-        if process.isRunning { _ = kill(process.processIdentifier, signal) }
+        process.signal(signal)
         let status = try await exit.value
         return (status, String(decoding: await stderr.all(), as: UTF8.self))
     }

@@ -72,7 +72,7 @@ final class ServeProcess: @unchecked Sendable {
         let base = "http://" + started.announcement
         guard let port = base.split(separator: ":").last.flatMap({ UInt16($0) }), port != 0,
               base == "http://127.0.0.1:\(port)" else {
-            _ = kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             throw HarnessError("not a serving line: \(line)")
         }
         return ServeProcess(arguments: arguments, baseURL: base, port: port, stderr: started.stderr, process: process,
@@ -116,7 +116,7 @@ final class ServeProcess: @unchecked Sendable {
             defer { interrupted = true }
             return !interrupted
         }
-        if first, process.isRunning { _ = kill(process.processIdentifier, number) }
+        if first { process.signal(number) }
     }
 
     /// Waits for the process to exit on its own; its exit and everything it wrote on stderr. Past `timeout`
