@@ -49,8 +49,8 @@ final class AbortFlag: Sendable {
     var isAborted: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// How `whisper_full` is called. One value for every call on a state (the traps in WHISPER.md: `audio_ctx` stays
-/// whisper's own, so no text leaks between calls; no temperature fallback; no text context across calls).
+/// How `whisper_full` is called (the traps in WHISPER.md: no temperature fallback; no text context across calls;
+/// `audio_ctx` either whisper's own or fitted with a margin, `WhisperAudioContext`).
 struct WhisperDecodeOptions: Sendable {
     var threads: Int
     var beamSize: Int?
@@ -61,6 +61,8 @@ struct WhisperDecodeOptions: Sendable {
     var logProbThreshold: Double
     /// Token timestamps for word times (finals); partials skip them.
     var tokenTimestamps = true
+    /// Encode only as much as the audio needs (`WhisperAudioContext`) instead of the whole 30 s window.
+    var fitsAudioContext = false
 }
 
 extension WhisperState {
@@ -84,7 +86,8 @@ extension WhisperState {
         params.temperature_inc = 0
         params.no_speech_thold = Float(options.noSpeechThreshold)
         params.logprob_thold = Float(options.logProbThreshold)
-        params.audio_ctx = 0
+        params.audio_ctx = options.fitsAudioContext
+            ? Int32(WhisperAudioContext.frames(forSamples: samples.count, window: model.audioContext)) : 0
         if let abort {
             params.abort_callback = { data in
                 guard let data else { return false }

@@ -91,18 +91,22 @@ final class WhisperModel: @unchecked Sendable {
     let isMultilingual: Bool
     /// Tokens at or above this id are special (end of text, timestamps, languages, …).
     let endOfText: Int32
+    /// The encoder's window in frames (`n_audio_ctx`: 1500, 30 s).
+    let audioContext: Int
 
     /// Loads the model; nil when whisper.cpp refuses the file.
     init?(path: String) {
         WhisperLog.install()
         var parameters = whisper_context_default_params()
         parameters.use_gpu = false
+        // Off: with flash attention a decode in a fitted window would read stale frames (WhisperAudioContext).
         parameters.flash_attn = false
         guard let context = whisper_init_from_file_with_params_no_state(path, parameters) else { return nil }
         self.context = context
         self.path = path
         isMultilingual = whisper_is_multilingual(context) != 0
         endOfText = whisper_token_eot(context)
+        audioContext = Int(whisper_model_n_audio_ctx(context))
     }
 
     deinit {

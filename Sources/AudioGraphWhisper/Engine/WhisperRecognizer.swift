@@ -8,8 +8,9 @@ import Foundation
 /// Confinement: the recognizer node's thread, one call at a time; the background decoder keeps its state to
 /// its own queue (`WhisperBackground`).
 ///
-/// - Finals: each utterance is decoded whole (whisper's 30 s window), greedy or with `beamSize` beams, without
-///   temperature fallback or text carried over from earlier utterances, words timed by token timestamps.
+/// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, without temperature fallback or text
+///   carried over from earlier utterances, words timed by token timestamps; the encoder reads whisper's 30 s
+///   window, or in real time (`audioContext` auto) only the audio plus a margin (`WhisperAudioContext`).
 /// - Partials (real time only): the growing utterance is decoded again in the background whenever the node asks
 ///   and no decode is running, and not sooner after the last one than that one took (so partials use at most
 ///   about half of the time); `partialHypothesis` returns the newest finished one and never waits.
@@ -75,7 +76,8 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
                                              initialPrompt: WhisperLanguages.initialPrompt(for: options.language,
                                                                                            userPrompt: settings.initialPrompt),
                                              noSpeechThreshold: settings.noSpeechThreshold,
-                                             logProbThreshold: settings.logProbThreshold)
+                                             logProbThreshold: settings.logProbThreshold,
+                                             fitsAudioContext: settings.fitsAudioContext(realtime: options.realtime))
         if options.realtime {
             background = WhisperBackground(state: state, finalOptions: decodeOptions, filter: filter)
             finalState = nil
@@ -137,8 +139,8 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         return background.partial(of: utteranceNumber)
     }
 
-    /// A partial needs this much new audio (1 s) at least: whisper encodes 30 s whatever it is given, so a decode
-    /// of the first quarter second costs as much as a later one and rarely has a word yet.
+    /// A partial needs this much new audio (1 s) at least: a decode of the first quarter second costs nearly as
+    /// much as a later one (the encoder's margin is 7.68 s) and rarely has a word yet.
     static let minimumPartialFrames = 16000
 
     /// Starts the final decode of the first `frames` frames in the background (real-time runs): a partial still

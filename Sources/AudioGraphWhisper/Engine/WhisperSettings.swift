@@ -15,12 +15,24 @@ public struct WhisperSettings: Sendable, Equatable {
         case off
     }
 
+    /// How much audio whisper's encoder reads per decode (whisper.cpp's `audio_ctx`).
+    public enum AudioContext: String, Sendable, CaseIterable {
+        /// `fit` when the graph runs in real time, `full` otherwise (file runs fill their windows by packing).
+        case auto
+        /// The model's whole window (30 s) whatever the audio's length, as whisper-cli decodes.
+        case full
+        /// The audio's length plus `WhisperAudioContext.margin`, up to the whole window: a short utterance is
+        /// encoded in a fraction of the time.
+        case fit
+    }
+
     /// The ggml model file, absolute.
     public var model: String
     public var threads: Int
     /// nil: greedy decoding.
     public var beamSize: Int?
     public var packing: Packing
+    public var audioContext: AudioContext
     public var noSpeechThreshold: Double
     public var logProbThreshold: Double
     public var compressionRatioThreshold: Double
@@ -40,10 +52,20 @@ public struct WhisperSettings: Sendable, Equatable {
         threads = WhisperEngine.threads.value(in: parameters) ?? Self.defaultThreads
         beamSize = WhisperEngine.beamSize.value(in: parameters)
         packing = WhisperEngine.packing.value(in: parameters)
+        audioContext = WhisperEngine.audioContext.value(in: parameters)
         noSpeechThreshold = WhisperEngine.noSpeechThreshold.value(in: parameters)
         logProbThreshold = WhisperEngine.logProbThreshold.value(in: parameters)
         compressionRatioThreshold = WhisperEngine.compressionRatioThreshold.value(in: parameters)
         initialPrompt = WhisperEngine.initialPrompt.value(in: parameters).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether the encoder window is fitted to each decode's audio, in a run that is `realtime` or not.
+    public func fitsAudioContext(realtime: Bool) -> Bool {
+        switch audioContext {
+        case .auto: realtime
+        case .full: false
+        case .fit: true
+        }
     }
 
     /// Whether utterances are packed when the node defers finals.

@@ -8,7 +8,8 @@ import Testing
 
 @Suite struct WhisperParametersTests {
     @Test func namesAreTheContracts() {
-        #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "packing", "noSpeechThreshold",
+        #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "packing", "audioContext",
+                                                         "noSpeechThreshold",
                                                          "logProbThreshold", "compressionRatioThreshold", "initialPrompt"])
         #expect(WhisperEngine.parameters.allSatisfy { $0.doc.contains("efault") })
         #expect(WhisperEngine.parameters.first?.kind == .path(.model))
@@ -16,12 +17,14 @@ import Testing
 
     @Test func settingsReadEveryParameter() {
         let settings = WhisperSettings(["model": "/m/ggml-base.bin", "threads": 3, "beamSize": 4, "packing": "off",
-                                        "noSpeechThreshold": 0.7, "logProbThreshold": -2, "compressionRatioThreshold": 3,
+                                        "audioContext": "fit", "noSpeechThreshold": 0.7, "logProbThreshold": -2, "compressionRatioThreshold": 3,
                                         "initialPrompt": "Dashwood"])
         #expect(settings.model == "/m/ggml-base.bin")
         #expect(settings.threads == 3 && settings.beamSize == 4 && settings.packing == .off && !settings.packs)
         #expect(settings.noSpeechThreshold == 0.7 && settings.logProbThreshold == -2 && settings.compressionRatioThreshold == 3)
         #expect(settings.initialPrompt == "Dashwood")
+        #expect(settings.audioContext == .fit)
+        #expect(WhisperSettings([:]).audioContext == .auto)
     }
 
     @Test func beamSearchDecodesRealSpeech() throws {
