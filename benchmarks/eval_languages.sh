@@ -19,7 +19,7 @@
 # not enforced: espeak-ng's voice is part of the error).
 #
 # Usage: benchmarks/eval_languages.sh [--binary PATH] [--work DIR] [--model PATH] [--codes "LIST"] [--no-english]
-#                                     [--json FILE] [--smoke]
+#                                     [--set NODE.PARAM=VALUE ...] [--json FILE] [--smoke]
 #   --binary PATH  the audiograph to test (default: `swift build -c release` in the repo root)
 #   --work DIR     folder for the set, configs, outputs and logs (default: a mktemp folder, removed at the end)
 #   --model PATH   the multilingual ggml model (default: the installed base,
@@ -27,6 +27,8 @@
 #                  `audiograph models install base`)
 #   --codes LIST   only these caption codes (default: all of languages.tsv)
 #   --no-english   skip the English WER part
+#   --set X=V      passed to each `audiograph run` (repeatable), e.g. `--set asr.beamSize=5` to compare decoding
+#                  settings; the recognizer node is `asr`
 #   --json FILE    also copy the per-code JSON summary there (it is always WORK/languages-summary.json)
 #   --smoke        es-ES with one sentence, and whisper.sh's accuracy smoke (one clip) with this model (CI)
 #
@@ -36,11 +38,13 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY="" WORK="" MODEL="" CODES="" ENGLISH=1 JSON_COPY="" PER_CODE=3
+SETS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) [ $# -ge 2 ] || die "--model needs a path"; MODEL="$2"; shift 2 ;;
     --codes) [ $# -ge 2 ] || die "--codes needs a list"; CODES="$2"; shift 2 ;;
     --no-english) ENGLISH=0; shift ;;
+    --set) [ $# -ge 2 ] || die "--set needs NODE.PARAM=VALUE"; SETS+=(--set "$2"); shift 2 ;;
     --json) [ $# -ge 2 ] || die "--json needs a path"; JSON_COPY="$2"; shift 2 ;;
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
@@ -59,6 +63,7 @@ PY="$ROOT/benchmarks/languages_eval.py"
 echo "audiograph languages benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(machine); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "model: $MODEL ($(du -m "$MODEL" | cut -f1) MB); espeak-ng $(espeak-ng --version | awk '{print $4}')"
+[ ${#SETS[@]} = 0 ] || echo "settings: ${SETS[*]}"
 echo "binary: $BINARY, built $(date -u -r "$BINARY" '+%Y-%m-%d %H:%M UTC'); tree: git $(
   git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo
@@ -72,7 +77,7 @@ while IFS=$'\t' read -r code _; do
     --language "$code" --sink "json:$WORK/outputs/$code.json"
   echo "$code ..." >&2
   t0=$(now_ns)
-  if "$BINARY" run "$WORK/configs/$code.json" --quiet > /dev/null 2> "$WORK/logs/$code.log"; then
+  if "$BINARY" run "$WORK/configs/$code.json" "${SETS[@]}" --quiet > /dev/null 2> "$WORK/logs/$code.log"; then
     echo "$code $(awk -v ns=$(( $(now_ns) - t0 )) 'BEGIN { printf "%.3f", ns / 1e9 }')" >> "$WORK/times.tsv"
   else
     echo "eval_languages.sh: $code failed (exit $?): $(tail -n 3 "$WORK/logs/$code.log")" >&2
