@@ -57,7 +57,7 @@ struct QueryParameters {
 }
 
 /// Where a page starts.
-enum PagePosition: Equatable {
+enum PagePosition: Hashable, Sendable {
     /// 1-based page number.
     case page(Int)
     /// After the row with this key (the previous page's `nextCursor`).

@@ -13,6 +13,18 @@ public final class TranscriptsAPI: Sendable {
     private let live: LiveSessions
     private let publicURL: String
     private let metrics: MetricsEndpoint?
+    /// Pages answered (`…/transcripts` and `calls`), per user and request, while the store stays unchanged.
+    private let pages = StoreAnswerCache<PageKey, HTTPResponse>(budget: 32 << 20, cost: { $0.bodySize + 256 })
+
+    /// What a page answer depends on besides the store's contents.
+    private struct PageKey: Hashable, Sendable {
+        var route: String
+        var user: String
+        var subject: String
+        var position: PagePosition
+        var limit: Int
+        var transcribedOnly: Bool = false
+    }
 
     /// - Parameters:
     ///   - publicURL: what `transcriptUrl`s in answers start with (`http://HOST:PORT`).
@@ -25,6 +37,21 @@ public final class TranscriptsAPI: Sendable {
         self.publicURL = publicURL
         self.metrics = metrics
     }
+
+    /// The page kept for `key`, or the one `make` answers (kept when the store can stamp). The stamp is read
+    /// before `make` reads the store, so a page kept never holds data older than its stamp.
+    private func page(_ key: PageKey, _ make: () throws(APIError) -> HTTPResponse) throws(APIError) -> HTTPResponse {
+        // Cast at each call: an `as? any StoreChangeStamping` of the store kept in a property was over-released in
+        // release builds (Swift 6.0; `tokens create` crashed in AccessTokens' deinit).
+        guard let stamp = (store as? any StoreChangeStamping)?.changeStamp() else { return try make() }
+        if let kept = pages.value(for: key, stamp: stamp) { return kept }
+        let response = try make()
+        pages.keep(response, for: key, stamp: stamp)
+        return response
+    }
+
+    /// Pages kept now (for tests).
+    var pagesKept: Int { pages.count }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         var response: HTTPResponse
@@ -100,6 +127,14 @@ public final class TranscriptsAPI: Sendable {
         guard !sessionID.trimmingCharacters(in: .whitespaces).isEmpty else { throw .sessionIDMissing }
         let limit = try query.limit()
         let position = try query.position()
+        return try page(PageKey(route: "transcripts", user: user, subject: sessionID, position: position, limit: limit)) {
+            () throws(APIError) -> HTTPResponse in
+            try transcriptsPage(of: sessionID, for: user, limit: limit, position: position)
+        }
+    }
+
+    private func transcriptsPage(of sessionID: String, for user: String, limit: Int,
+                                 position: PagePosition) throws(APIError) -> HTTPResponse {
         let rows = try reading { () throws(TranscriptsError) -> [StoreRow]? in
             // A session id may be shared by other users' runs: only the runs `user` took part in are listed.
             guard try store.isParticipant(user, sessionID: sessionID) else { return nil }
@@ -151,6 +186,14 @@ public final class TranscriptsAPI: Sendable {
         let limit = try query.limit()
         let position = try query.position()
         let transcribedOnly = try query.bool("hasTranscriptions") ?? false
+        return try page(PageKey(route: "calls", user: user, subject: "", position: position, limit: limit,
+                                transcribedOnly: transcribedOnly)) { () throws(APIError) -> HTTPResponse in
+            try callsPage(for: user, limit: limit, position: position, transcribedOnly: transcribedOnly)
+        }
+    }
+
+    private func callsPage(for user: String, limit: Int, position: PagePosition,
+                           transcribedOnly: Bool) throws(APIError) -> HTTPResponse {
         let (rows, transcriptRows) = try reading { () throws(TranscriptsError) -> ([StoreRow], [StoreRow]) in
             let rows: [StoreRow]
             switch position {

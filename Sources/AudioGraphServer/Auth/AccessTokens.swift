@@ -7,9 +7,14 @@ import CCrypto
 /// OpenSSL's `RAND_bytes` in hex. The store keeps the id, the user and SHA-256 of the secret, never the secret,
 /// so a copy of the store does not give working tokens. Checking hashes the secret and compares the hashes with
 /// `CRYPTO_memcmp` (constant time); an unknown id is hashed and compared too, so the answer takes as long.
+///
+/// A token that checked out is remembered (by SHA-256 of the whole token) while the store's change stamp stays
+/// the same (`StoreChangeStamping`): a revocation, by this process or another, is a commit, so the next check
+/// asks the store again. A store that cannot stamp is asked every time.
 public final class AccessTokens: Sendable {
     private let store: any AccessTokenStore
     private let now: @Sendable () -> Int64
+    private let checked = StoreAnswerCache<[UInt8], String>(budget: 1 << 20, cost: { $0.utf8.count + 64 })
 
     public static let prefix = "agt_"
 
@@ -33,6 +38,17 @@ public final class AccessTokens: Sendable {
 
     /// The user a token belongs to, or nil when it is malformed, unknown or revoked.
     public func user(for token: String) throws(TokenError) -> String? {
+        // Cast at each call: the cast's result kept in a property was over-released in release builds (Swift 6.0).
+        guard let stamp = (store as? any StoreChangeStamping)?.changeStamp() else { return try storedUser(for: token) }
+        let key = Self.sha256(Array(token.utf8))
+        if let user = checked.value(for: key, stamp: stamp) { return user }
+        let user = try storedUser(for: token)
+        if let user { checked.keep(user, for: key, stamp: stamp) }
+        return user
+    }
+
+    /// `user(for:)` asking the store.
+    private func storedUser(for token: String) throws(TokenError) -> String? {
         let parsed = Self.parse(token)
         let stored: StoredAccessToken?
         do {

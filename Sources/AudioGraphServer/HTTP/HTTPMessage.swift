@@ -46,6 +46,12 @@ public struct HTTPResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: Body
 
+    /// The bytes of a `.bytes` body (0 for a stream).
+    var bodySize: Int {
+        if case .bytes(let bytes) = body { return bytes.count }
+        return 0
+    }
+
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
         self.status = status
         self.headers = headers

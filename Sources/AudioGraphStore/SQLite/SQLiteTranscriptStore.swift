@@ -33,7 +33,7 @@ import Synchronization
 /// **Threading.** One connection, kept in a `Mutex`: every call is serialized, so a store may be shared
 /// between threads and tasks. Other processes (the CLI reading while `audiograph run` writes) use connections
 /// of their own; WAL lets them read while it writes.
-public final class SQLiteTranscriptStore: TranscriptStore {
+public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
     /// The schema version this code writes.
     public static var schemaVersion: Int { migrations.count }
 
@@ -139,6 +139,9 @@ public final class SQLiteTranscriptStore: TranscriptStore {
 
     public let path: String
     private let state: Mutex<SQLiteDatabase?>
+    /// The connection `changeStamp` asks (opened on first use; `.some(nil)` when it could not be): apart from
+    /// `state`, so a stamp never waits for a query.
+    private let watch = Mutex<SQLiteDatabase??>(nil)
 
     /// Opens the store at `path` for writing, migrating its schema to the current version. Another program's
     /// SQLite database there (tables, but no audiograph schema) is `noStore` and is not touched: audiograph's
@@ -242,6 +245,22 @@ public final class SQLiteTranscriptStore: TranscriptStore {
         state.withLock { database in
             database?.close()
             database = nil
+        }
+        watch.withLock { watch in
+            (watch ?? nil)?.close()
+            watch = .some(nil)
+        }
+    }
+
+    /// `PRAGMA data_version` of a read-only connection of its own, which changes with every commit of any other
+    /// connection: this store's own and other processes'. Nil when that connection cannot be opened (a store on
+    /// a read-only mount without its `-shm`) or asked, and after `close`.
+    public func changeStamp() -> UInt64? {
+        watch.withLock { watch -> UInt64? in
+            if watch == nil { watch = .some(try? SQLiteDatabase(readOnlyPath: path)) }
+            guard let database = watch ?? nil,
+                  case .integer(let version)? = (try? database.query("PRAGMA data_version"))?.first?.first else { return nil }
+            return UInt64(bitPattern: version)
         }
     }
 
