@@ -34,6 +34,8 @@
 #   --systems LIST which systems the accuracy and unseen parts run (default: all four); the scoring reads every
 #                  system's outputs in WORK, so with --work DIR of an earlier run the others' outputs are reused
 #   --json FILE    also copy the JSON summary there (it is always written to WORK/whisper-summary.json)
+#   --set X=V      passed to every ag-whisper `audiograph run` (repeatable; the recognizer node is `asr`), e.g.
+#                  `--set asr.audioContext=full` or `--set asr.beamSize=5`; the header prints them
 #   --smoke        one fixture clip, one clean unseen clip, the first 8 s of the call for speed (one run)
 #                  and real time (CI; see lib.sh)
 #
@@ -43,6 +45,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY="" WORK="" REPEATS=3 MODEL="" PARTS="accuracy unseen speed realtime" JSON_COPY=""
+SETS=()
 SYSTEMS="ag-whisper ag-pocketsphinx whisper-cli ps-continuous"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
     --parts) [ $# -ge 2 ] || die "--parts needs a list"; PARTS="$2"; shift 2 ;;
     --systems) [ $# -ge 2 ] || die "--systems needs a list"; SYSTEMS="$2"; shift 2 ;;
     --json) [ $# -ge 2 ] || die "--json needs a path"; JSON_COPY="$2"; shift 2 ;;
+    --set) [ $# -ge 2 ] || die "--set needs NODE.PARAM=VALUE"; SETS+=(--set "$2"); shift 2 ;;
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
@@ -72,6 +76,7 @@ has_system() { [[ " $SYSTEMS " == *" $1 "* ]]; }
 echo "audiograph whisper benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(machine); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "model: $MODEL ($(du -m "$MODEL" | cut -f1) MB); whisper-cli: $(command -v whisper-cli)"
+[ ${#SETS[@]} = 0 ] || echo "settings of ag-whisper: ${SETS[*]}"
 echo "binary: $BINARY, built $(date -u -r "$BINARY" '+%Y-%m-%d %H:%M UTC'); tree: git $(
   git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(
   [ -n "$(git -C "$ROOT" status --porcelain -- Sources 2>/dev/null)" ] && echo ' + uncommitted edits in Sources')"
@@ -91,7 +96,9 @@ transcribe() {
       out="$WORK/$set/$sys/$clip.json"
       python3 "$EVAL_PY" config --out "$WORK/configs/$set-$sys-$clip.json" --input "$wav" \
         --engine "${sys#ag-}" --model "$MODEL" --sink "json:$out"
-      "$BINARY" run "$WORK/configs/$set-$sys-$clip.json" --quiet > /dev/null 2> "$WORK/logs/$set-$sys-$clip.log" \
+      sets=()
+      [ "$sys" != ag-whisper ] || sets=("${SETS[@]}")
+      "$BINARY" run "$WORK/configs/$set-$sys-$clip.json" "${sets[@]}" --quiet > /dev/null 2> "$WORK/logs/$set-$sys-$clip.log" \
         || { echo "whisper.sh: $sys failed on $set/$clip (exit $?): $(tail -n 3 "$WORK/logs/$set-$sys-$clip.log")" >&2
              FAILED=$((FAILED + 1)); }
     done
@@ -164,7 +171,7 @@ if has_part speed; then
   : > "$WORK/speed-records.tsv"
   for run in $(seq 1 "$REPEATS"); do
     echo "speed: round $run of $REPEATS ..." >&2
-    time_run ag-whisper "$BINARY" run "$WORK/configs/speed.json" --quiet
+    time_run ag-whisper "$BINARY" run "$WORK/configs/speed.json" "${SETS[@]}" --quiet
     printf 'ag-whisper\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-ag.json" >> "$WORK/speed-records.tsv"
     time_run whisper-cli whisper-cli -m "$MODEL" -f "$CALL" -t 2 -nt -np -otxt -of "$WORK/speed-cli"
     printf 'whisper-cli\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-cli.txt" >> "$WORK/speed-records.tsv"
@@ -179,7 +186,7 @@ if has_part realtime; then
   echo "real time: the call at 1x ($(printf '%.0f' "$CALL_S") s) ..." >&2
   python3 "$EVAL_PY" config --out "$WORK/configs/realtime.json" --input "$CALL" --engine whisper --model "$MODEL" \
     --realtime --sink "json:$WORK/realtime-ag.json" --sink "webvtt:$WORK/realtime-ag.vtt"
-  "$BINARY" run "$WORK/configs/realtime.json" --events jsonl --stats json --quiet > "$WORK/realtime.events" \
+  "$BINARY" run "$WORK/configs/realtime.json" "${SETS[@]}" --events jsonl --stats json --quiet > "$WORK/realtime.events" \
     2> "$WORK/logs/realtime.log" || { cat "$WORK/logs/realtime.log" >&2; die "the real-time run failed"; }
   REALTIME_JSON="$WORK/realtime.json"
   python3 "$EVAL_PY" realtime --events "$WORK/realtime.events" --utterances "$CALL_UTTERANCES" --refs "$CALL_REFS" \

@@ -25,6 +25,16 @@ import Testing
         #expect(!WhisperSettings(["audioContext": "full"]).fitsAudioContext(realtime: true))
     }
 
+    /// Partials are previews: fitted, greedy, without token timestamps and on half the threads, whatever the
+    /// finals use (`audioContext` full keeps the finals' whole window only).
+    @Test func partialsAreAlwaysFitted() {
+        let finals = WhisperDecodeOptions(threads: 2, beamSize: 5, language: "en", initialPrompt: nil, noSpeechThreshold: 0.6,
+                                          logProbThreshold: -1, fitsAudioContext: false)
+        let partials = WhisperBackground.partialOptions(finals)
+        #expect(partials.fitsAudioContext && partials.beamSize == nil && !partials.tokenTimestamps && partials.threads == 1)
+        #expect(!finals.fitsAudioContext)
+    }
+
     /// Short and long speech decodes with the window fitted as it does with the whole window (librivox_0870 is 7.1 s,
     /// forever_4 5.8 s; their references have 29 words).
     @Test func fittedWindowsDecodeRealSpeech() throws {
