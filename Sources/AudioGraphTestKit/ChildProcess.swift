@@ -18,6 +18,11 @@ import Darwin
 /// starts (glibc's `posix_spawn_file_actions_addclosefrom_np`), and a thread of its own waits for the exit
 /// with `waitpid` on that pid.
 ///
+/// SIGPIPE: the first `run()` makes the test process ignore it (the child still gets the default), as the
+/// `audiograph` binary itself does. A test writing to a child's stdin, or to a FIFO it reads, after the child
+/// has gone then gets EPIPE instead of the whole test process dying of the signal (seen in an in-process
+/// parallel run: exit 141). Write with `try? handle.write(contentsOf:)`, which reports EPIPE as an error.
+///
 /// `@unchecked Sendable`: the settings are written before `run()` and only read after it; what changes while
 /// the child runs is behind a mutex.
 public final class ChildProcess: @unchecked Sendable {
@@ -79,9 +84,13 @@ public final class ChildProcess: @unchecked Sendable {
         return ended
     }
 
+    /// Set once, on the first `run()`: SIGPIPE ignored in the test process (see the type's note).
+    private static let ignoringBrokenPipes: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
+
     /// Starts the child, in a process group of its own (as `Process` does), with the default signal handling
     /// and an empty signal mask.
     public func run() throws {
+        _ = Self.ignoringBrokenPipes
         guard let executable = executableURL?.path else { throw SpawnFailure(description: "no executable set") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

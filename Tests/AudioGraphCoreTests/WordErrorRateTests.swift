@@ -29,7 +29,7 @@ import Testing
         process.standardOutput = stdout
         try process.run()
         // Write and read on separate threads' worth of buffering: the inputs here are small (< 64 KB).
-        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -41,12 +41,12 @@ struct TerminalKeyGatingTests {
         let started = await shown(ready)
         #expect(started, "never showed \(ready)")
         for step in steps where started {
-            input.fileHandleForWriting.write(Data(step.key.utf8))
+            try? input.fileHandleForWriting.write(contentsOf: Data(step.key.utf8))
             let answered = await shown(step.thenWaitFor)
             #expect(answered, "after \(step.key): never showed \(step.thenWaitFor)")
             if !answered { break }
         }
-        input.fileHandleForWriting.write(Data("q".utf8))
+        try? input.fileHandleForWriting.write(contentsOf: Data("q".utf8))
         let status = try await exit.value
         try? input.fileHandleForWriting.close()
         let text = String(decoding: await reader.all(), as: UTF8.self)

@@ -67,6 +67,24 @@ import Glibc
         #expect(await eventually { handled.withLock { $0 } })
     }
 
+    /// Writing to a child that has gone is an error here, not the end of the test process: after a `run()` this
+    /// process ignores SIGPIPE, while the child keeps the default (it dies of its own broken pipe).
+    @Test func aWriteToAChildThatHasGoneIsAnErrorNotASignal() async throws {
+        let gone = shell("exit 0")
+        let input = Pipe()
+        gone.standardInput = input
+        try gone.run()
+        _ = await gone.exited()
+        #expect(throws: (any Error).self) { try input.fileHandleForWriting.write(contentsOf: Data("late".utf8)) }
+        // Ignored here: raising it returns (it would end this process otherwise).
+        #expect(raise(SIGPIPE) == 0)
+
+        let child = shell("kill -PIPE $$; sleep 5")
+        try child.run()
+        let exit = await child.exited()
+        #expect(exit.status == SIGPIPE && exit.reason == .uncaughtSignal)
+    }
+
     @Test func aMissingExecutableIsAnError() {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/nonexistent/tool")
