@@ -48,30 +48,58 @@ public struct WhisperPacker: Sendable, Equatable {
     }
 
     /// Gives each word of a decoded window to the utterance it was said in — the one whose span holds the
-    /// word's middle, or, for a word whisper timed into a gap, the nearest — with times relative to that
-    /// utterance's start and clamped to its length.
+    /// word's middle — with times relative to that utterance's start and clamped to its length.
+    ///
+    /// Words whisper timed into a gap (its token times drift, most at the end of a long window) go to the nearest
+    /// utterance, except the words that finish a sentence the utterance before the gap left open: an utterance
+    /// the VAD ends at a pause usually ends a sentence, and a word such as "today." timed into the silence after
+    /// "…we can finish early" belongs there, not at the start of the next caption (seen on the 60 s call, twice).
     public func assign(_ words: [WhisperWord], toUtterancesOf lengths: [Int]) -> [[WhisperWord]] {
         let rate = Double(Self.sampleRate)
         let spans = self.spans(lengths).map { (start: Double($0.lowerBound) / rate, end: Double($0.upperBound) / rate) }
-        var assigned = [[WhisperWord]](repeating: [], count: spans.count)
-        guard !spans.isEmpty else { return assigned }
-        for word in words {
-            let middle = (word.start + word.end) / 2
-            var best = 0
-            var bestDistance = Double.infinity
-            for (index, span) in spans.enumerated() {
-                let distance = middle < span.start ? span.start - middle : (middle > span.end ? middle - span.end : 0)
-                if distance < bestDistance {
-                    best = index
-                    bestDistance = distance
-                }
+        guard !spans.isEmpty else { return [] }
+        var owners = words.map { nearest(($0.start + $0.end) / 2, spans) }
+        // The gap after utterance `index`: the words whose middle lies in it, in order.
+        for index in 0..<(spans.count - 1) {
+            let inGap = words.indices.filter { word in
+                let middle = (words[word].start + words[word].end) / 2
+                return middle > spans[index].end && middle < spans[index + 1].start
             }
-            var moved = word.shifted(by: spans[best].start)
-            let length = spans[best].end - spans[best].start
+            guard let closing = inGap.last(where: { Self.endsSentence(words[$0].text) }) else { continue }
+            let before = words.indices.last { $0 < inGap[0] && owners[$0] == index }
+            guard let before, !Self.endsSentence(words[before].text) else { continue }
+            for word in inGap where word <= closing { owners[word] = index }
+        }
+        var assigned = [[WhisperWord]](repeating: [], count: spans.count)
+        for (word, owner) in zip(words, owners) {
+            var moved = word.shifted(by: spans[owner].start)
+            let length = spans[owner].end - spans[owner].start
             moved.start = min(moved.start, length)
             moved.end = min(max(moved.end, moved.start), length)
-            assigned[best].append(moved)
+            assigned[owner].append(moved)
         }
         return assigned
+    }
+
+    /// The utterance whose span holds `time`, else the nearest.
+    private func nearest(_ time: Double, _ spans: [(start: Double, end: Double)]) -> Int {
+        var best = 0
+        var bestDistance = Double.infinity
+        for (index, span) in spans.enumerated() {
+            let distance = time < span.start ? span.start - time : (time > span.end ? time - span.end : 0)
+            if distance < bestDistance {
+                best = index
+                bestDistance = distance
+            }
+        }
+        return best
+    }
+
+    /// Whether a word as whisper wrote it ends a sentence (., ?, ! and their full-width forms, before closing
+    /// quotes or brackets).
+    static func endsSentence(_ text: String) -> Bool {
+        let trimmed = text.reversed().drop { "\"'”’)]」』".contains($0) }
+        guard let last = trimmed.first else { return false }
+        return ".?!。？！…".contains(last)
     }
 }

@@ -36,6 +36,35 @@ import Testing
         #expect(abs(assigned[1][1].start - 2.5) < 1e-9 && assigned[1][1].end == 3.0)
     }
 
+    /// A sentence's last word timed into the gap closes the sentence the utterance before it left open (the
+    /// 60 s call: "…we can finish early" / "today. Before we hang up…"); one that opens a sentence, or follows
+    /// an utterance that ended its sentence, goes to the nearest as before.
+    @Test func aWordThatEndsTheOpenSentenceStaysWithIt() {
+        let lengths = [32000, 48000]  // the second starts at 3 s
+        let drifted = [
+            WhisperWord(text: "finish", start: 1.2, end: 1.6),
+            WhisperWord(text: "early", start: 1.6, end: 2.0),
+            WhisperWord(text: "today.", start: 2.7, end: 2.9),   // middle in the gap, nearer the second
+            WhisperWord(text: "Before", start: 3.1, end: 3.5),
+        ]
+        #expect(packer.assign(drifted, toUtterancesOf: lengths).map { $0.map(\.text) } == [["finish", "early", "today."], ["Before"]])
+
+        let closed = [
+            WhisperWord(text: "early.", start: 1.6, end: 2.0),
+            WhisperWord(text: "Hello.", start: 2.7, end: 2.9),
+        ]
+        #expect(packer.assign(closed, toUtterancesOf: lengths).map { $0.map(\.text) } == [["early."], ["Hello."]])
+
+        let opening = [
+            WhisperWord(text: "early", start: 1.6, end: 2.0),
+            WhisperWord(text: "Before", start: 2.7, end: 2.9),
+            WhisperWord(text: "we", start: 3.1, end: 3.3),
+        ]
+        #expect(packer.assign(opening, toUtterancesOf: lengths).map { $0.map(\.text) } == [["early"], ["Before", "we"]])
+        #expect(WhisperPacker.endsSentence("policy?") && WhisperPacker.endsSentence("再見。") && WhisperPacker.endsSentence("end.\""))
+        #expect(!WhisperPacker.endsSentence("Great,") && !WhisperPacker.endsSentence(""))
+    }
+
     @Test func anUtteranceWithNoWordsGetsNone() {
         let assigned = packer.assign([WhisperWord(text: "hi", start: 0.2, end: 0.5)], toUtterancesOf: [16000, 16000, 16000])
         #expect(assigned.map(\.count) == [1, 0, 0])
