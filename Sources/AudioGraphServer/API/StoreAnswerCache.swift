@@ -7,7 +7,6 @@ import Synchronization
 ///
 /// Bounded by `budget` (the sum of the values' `cost`): when a value would pass it, everything is dropped
 /// first (pages are asked in bursts; the next ones are kept again).
-///
 final class StoreAnswerCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var stamp: UInt64?
@@ -26,7 +25,7 @@ final class StoreAnswerCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
 
     /// The value kept for `key` under `stamp`; a new stamp empties the cache first.
     func value(for key: Key, stamp: UInt64) -> Value? {
-        withState { state in
+        state.withLock { state in
             if state.stamp != stamp {
                 state = State(stamp: stamp)
                 return nil
@@ -40,7 +39,7 @@ final class StoreAnswerCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     func keep(_ value: Value, for key: Key, stamp: UInt64) {
         let size = cost(value)
         guard size <= budget else { return }
-        withState { state in
+        state.withLock { state in
             guard state.stamp == stamp else { return }
             if state.cost + size > budget { state = State(stamp: stamp) }
             if let old = state.entries.updateValue(value, forKey: key) { state.cost -= cost(old) }
@@ -49,9 +48,5 @@ final class StoreAnswerCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
     }
 
     /// Entries kept now (for tests).
-    var count: Int { withState { $0.entries.count } }
-
-    private func withState<T>(_ body: (inout State) -> T) -> T {
-        state.withLock { body(&$0) }
-    }
+    var count: Int { state.withLock { $0.entries.count } }
 }

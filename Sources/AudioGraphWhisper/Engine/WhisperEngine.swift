@@ -15,9 +15,9 @@ public enum WhisperEngine {
             + "(auto and on: when the graph does not run in real time; off: a window per utterance). Default auto.")
     static let audioContext = Parameter.choice(
         "audioContext", default: WhisperSettings.AudioContext.auto,
-        doc: "How much audio the encoder reads per decode (whisper.cpp's audio_ctx): full, the whole 30 s window; "
+        doc: "How much audio the encoder reads per final (whisper.cpp's audio_ctx): full, the whole 30 s window; "
             + "fit, the audio plus \(WhisperAudioContext.marginSeconds) s (a short utterance encodes several times faster); "
-            + "auto (the default), fit in real time and full in file runs.")
+            + "auto (the default), fit in real time and full in file runs. Partials are always fitted.")
     static let noSpeechThreshold = Parameter.number(
         "noSpeechThreshold", range: 0...1, default: 0.6,
         doc: "An utterance whose no-speech probability is above this and whose average token "

@@ -58,13 +58,11 @@ public struct WhisperPacker: Sendable, Equatable {
         let rate = Double(Self.sampleRate)
         let spans = self.spans(lengths).map { (start: Double($0.lowerBound) / rate, end: Double($0.upperBound) / rate) }
         guard !spans.isEmpty else { return [] }
-        var owners = words.map { nearest(($0.start + $0.end) / 2, spans) }
+        let middles = words.map { ($0.start + $0.end) / 2 }
+        var owners = middles.map { nearest($0, spans) }
         // The gap after utterance `index`: the words whose middle lies in it, in order.
         for index in 0..<(spans.count - 1) {
-            let inGap = words.indices.filter { word in
-                let middle = (words[word].start + words[word].end) / 2
-                return middle > spans[index].end && middle < spans[index + 1].start
-            }
+            let inGap = middles.indices.filter { middles[$0] > spans[index].end && middles[$0] < spans[index + 1].start }
             guard let closing = inGap.last(where: { Self.endsSentence(words[$0].text) }) else { continue }
             let before = words.indices.last { $0 < inGap[0] && owners[$0] == index }
             guard let before, !Self.endsSentence(words[before].text) else { continue }

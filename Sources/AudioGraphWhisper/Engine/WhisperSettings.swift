@@ -15,7 +15,7 @@ public struct WhisperSettings: Sendable, Equatable {
         case off
     }
 
-    /// How much audio whisper's encoder reads per decode (whisper.cpp's `audio_ctx`).
+    /// How much audio whisper's encoder reads per final (whisper.cpp's `audio_ctx`); partials are always fitted.
     public enum AudioContext: String, Sendable, CaseIterable {
         /// `fit` when the graph runs in real time, `full` otherwise (file runs fill their windows by packing).
         case auto
