@@ -290,13 +290,13 @@ enum BatchFixtures {
         return names
     }
 
-    /// `long.wav`: 12 s of the call (a `makeCalls` file three times), for a worker that reads in real time and
+    /// `long.wav`: `copies` times a 4 s `makeCalls` file (12 s by default), for a worker that reads in real time and
     /// must still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a
     /// 4 s file was sometimes done by then).
-    static func makeLongCall(in dir: TemporaryFolder) async throws -> String {
+    static func makeLongCall(in dir: TemporaryFolder, copies: Int = 3) async throws -> String {
         let names = try await makeCalls(1, in: dir)
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                        ["sox", names[0], "long.wav", "repeat", "2"], in: dir)
+                                        ["sox", names[0], "long.wav", "repeat", String(copies - 1)], in: dir)
         guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
         return "long.wav"
     }
