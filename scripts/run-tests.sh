@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Runs the built test suite (`swift build --build-tests` first) as three test processes side by side, each running
-# its tests one at a time, and prints every failure again at the end. scripts/test.sh calls it; so can a developer.
+# Runs the built test suite (`swift build --build-tests` first) in one process, tests side by side (Swift Testing's
+# own parallelism), and prints every failure again at the end. scripts/test.sh calls it; so can a developer.
 #
-# Why three processes and not Swift Testing's in-process parallelism: many tests block a thread on real work
-# (decoding, nested builds, a child process), and on 2 cores the concurrency pool has 2 threads, so tests side by
-# side in one process starve the waiting tests of threads (they then time out). One process per group has a pool
-# of its own. The groups split what uses the CPU (nested builds; whisper, pocketsphinx and the example pipelines)
-# from the rest, which mostly waits on child processes, servers, leases and real-time audio (measured on 2 cores:
-# 820 s of CPU over 1210 s serially).
+# Two settings make the parallel run reliable on a 2-core machine; `swift test` takes the same two variables:
+#   SWIFT_DEBUG_CONCURRENCY_ENABLE_COOPERATIVE_QUEUES=false SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6 swift test
+# - Many tests block a thread on real work: a decode, a nested build, a synchronous test waiting on a child. The
+#   default executor's cooperative pool has one thread a core and never grows, so on 2 cores two such tests starve
+#   every waiting test in the process of threads, and those time out. Without cooperative queues the executor runs
+#   on libdispatch's ordinary global queue, which adds a thread when one blocks.
+# - The width bounds how many tests run at once (Swift Testing otherwise starts all of them together). Unbounded on
+#   the growing pool, a run hung after 3 tests with 77 threads, every one blocked. With 6 the 2 cores stay busy
+#   (measured: the suite in 451 s, against 593 s for the three one-test-at-a-time processes this script ran before;
+#   the suite's 820 s of CPU sets a floor of 410 s).
+# Measured on 2 cores in one process with the defaults (cooperative pool, unbounded width): 49 tests had failed on
+# timeouts when the run was stopped at 350 s.
 #
-# Usage: scripts/run-tests.sh [--serial]   (--serial: one process, every test in turn, as before)
+# Usage: scripts/run-tests.sh [--serial]   (--serial: every test in turn, as `swift test --no-parallel`)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,60 +25,33 @@ if [ ! -x "$binary" ]; then
     exit 1
 fi
 export NO_COLOR=1
-
-# Each pattern is a regular expression over test ids (Module.Suite/test()); the last group is everything else.
-groups=(
-    'AudioGraphTests\.(CommandPluginTests|ExamplesTests)/'
-    'AudioGraphWhisperTests\.|AudioGraphSpeechTests\.(PocketSphinxRecognizerTests|EagerFinalPassTests|StreamingPipelineTests)/'
-)
-names=(builds speech rest)
+export SWIFT_DEBUG_CONCURRENCY_ENABLE_COOPERATIVE_QUEUES=false
+width="${AUDIOGRAPH_TEST_WIDTH:-6}"
+mode=(--experimental-maximum-parallelization-width "$width")
 if [ "${1:-}" = "--serial" ]; then
-    groups=()
-    names=(all)
+    mode=(--no-parallel)
 fi
 
 expected=$("$binary" --testing-library swift-testing --list-tests 2>/dev/null | grep -c '/') || expected=0
-logs=()
-pids=()
-skip=""
-for index in "${!names[@]}"; do
-    log="$(mktemp -t "audiograph-test-${names[$index]}.XXXXXX.log")"
-    logs+=("$log")
-    if [ "$index" -lt "${#groups[@]}" ]; then
-        selection=(--filter "${groups[$index]}")
-        skip="${skip:+$skip|}${groups[$index]}"
-    elif [ -n "$skip" ]; then
-        selection=(--skip "$skip")
-    else
-        selection=()
-    fi
-    "$binary" --testing-library swift-testing --no-parallel "${selection[@]}" >"$log" 2>&1 &
-    pids+=($!)
-done
-
-status=0
-ran=0
-for index in "${!pids[@]}"; do
-    wait "${pids[$index]}" || status=1
-done
-for index in "${!names[@]}"; do
-    log="${logs[$index]}"
-    summary=$(grep -E '^(✔|✘) Test run with' "$log" | tail -n 1)
-    count=$(printf '%s' "$summary" | sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p')
-    ran=$((ran + ${count:-0}))
-    echo "run-tests: ${names[$index]}: ${summary:-no summary (the process crashed? see $log)}"
-    if grep -qE '^✘|Fatal error|Crashed|signal [0-9]' "$log" || [ -z "$summary" ]; then
-        status=1
-        echo "==== test failures in ${names[$index]} (whole log: $log) ===="
-        grep -E -A4 '^✘|recorded an issue|: error:|Fatal error|Exited with|Crashed|signal [0-9]' "$log" | tail -n 80 || true
-        tail -n 5 "$log"
-        echo "==== end of ${names[$index]} failures ===="
-    else
-        rm -f "$log"
-    fi
-done
+log="$(mktemp -t audiograph-test.XXXXXX.log)"
+start=$(date +%s)
+"$binary" --testing-library swift-testing "${mode[@]}" >"$log" 2>&1
+status=$?
+summary=$(grep -E '^(✔|✘) Test run with' "$log" | tail -n 1)
+ran=$(printf '%s' "$summary" | sed -nE 's/.*Test run with ([0-9]+) tests?.*/\1/p')
+ran=${ran:-0}
+echo "run-tests: ${summary:-no summary (the process crashed? see $log)} ($(( $(date +%s) - start )) s wall)"
+if grep -qE '^✘|Fatal error|Crashed|signal [0-9]' "$log" || [ -z "$summary" ]; then
+    status=1
+    echo "==== test failures (whole log: $log) ===="
+    grep -E -A4 '^✘|recorded an issue|: error:|Fatal error|Exited with|Crashed|signal [0-9]' "$log" | tail -n 120 || true
+    tail -n 5 "$log"
+    echo "==== end of failures ===="
+else
+    rm -f "$log"
+fi
 if [ "$ran" -ne "$expected" ]; then
-    echo "run-tests: the groups ran $ran tests, the suite has $expected" >&2
+    echo "run-tests: the run ran $ran tests, the suite has $expected" >&2
     status=1
 fi
 if [ "$status" -eq 0 ]; then

@@ -48,8 +48,8 @@ bash scripts/build-examples.sh
 smoke_status=0
 bash scripts/bench-smoke.sh || smoke_status=$?
 bash scripts/fuzz.sh --smoke || smoke_status=$?
-# The tests: three test processes side by side, each one test at a time (scripts/run-tests.sh says why); a
-# failing run keeps its logs and prints every failure line again at the end, since CI shows only the tail.
+# The tests: one process, tests side by side (scripts/run-tests.sh says with which two settings and why); a
+# failing run keeps its log and prints every failure line again at the end, since CI shows only the tail.
 status=0
 bash scripts/run-tests.sh || status=$?
 if [ "$smoke_status" -ne 0 ]; then
