@@ -80,11 +80,18 @@ struct ServeRunDrainTests {
             let stream = try await ServeEventStream(port: server.port, path: "/v1/sessions/drained/captions",
                                                     token: fixture.aliceToken)
             defer { stream.disconnect() }
-            let speaking = await stream.waitForEvents(timeout: 60) { events in
-                events.contains { $0.object?["type"] as? String == "final" } && Self.openSegment(events) != nil
+            // The events are read again after the wait, and the open utterance's final may have come in between:
+            // then wait for the next utterance's partial.
+            var openAtSignal: Int?
+            for _ in 0..<5 where openAtSignal == nil {
+                let speaking = await stream.waitForEvents(timeout: 60) { events in
+                    events.contains { $0.object?["type"] as? String == "final" } && Self.openSegment(events) != nil
+                }
+                try #require(speaking, "no utterance in progress\n\(stream.current?.reply.text ?? "")")
+                openAtSignal = Self.openSegment(stream.events)
             }
-            open = Self.openSegment(stream.events)
-            #expect(speaking, "no utterance in progress\n\(stream.current?.reply.text ?? "")")
+            open = openAtSignal
+            try #require(open != nil, "no utterance stayed open long enough to be signalled mid-way: \(stream.events)")
             if signalNumber == SIGINT { server.interrupt() } else { server.terminate() }
             let ended = await stream.waitForEnd()
             events = stream.events

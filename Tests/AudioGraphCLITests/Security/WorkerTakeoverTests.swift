@@ -21,13 +21,12 @@ struct WorkerTakeoverTests {
     func lastWorkerTakesOver(_ backend: String) async throws {
         let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
-        // The first worker's file: 4 s; the second's: 1 s, so the live worker is out of claimable files long
-        // before the dead worker's lease runs out, however slow the machine.
-        let long = try await BatchFixtures.makeCalls(1, in: dir)[0]
-        let trimmed = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", long, "short.wav", "trim", "0", "1"],
-                                            in: dir)
-        #expect(trimmed.status == 0, "\(trimmed)")
-        let names = [long, "short.wav"]
+        // The first worker's file: 12 s, so it is still mid-file once the second worker runs too, however late a
+        // loaded machine starts that one (a 4 s file was once done by then). The second's: 4 s, so the live worker
+        // is out of claimable files long before the dead worker's lease runs out.
+        let long = try await BatchFixtures.makeLongCall(in: dir)
+        let short = try await BatchFixtures.makeCalls(1, in: dir)[0]
+        let names = [long, short]
         let sessions = names.map { "takeover-" + $0.dropLast(4) }
         try dir.write("m.jsonl", zip(names, sessions).map { "{\"path\": \"\($0)\", \"session\": \"\($1)\"}" }
             .joined(separator: "\n") + "\n")
