@@ -21,10 +21,11 @@ struct WorkerTakeoverTests {
     func lastWorkerTakesOver(_ backend: String) async throws {
         let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
-        // The first worker's file: 12 s, so it is still mid-file once the second worker runs too, however late a
-        // loaded machine starts that one (a 4 s file was once done by then). The second's: 4 s, so the live worker
-        // is out of claimable files long before the dead worker's lease runs out.
-        let long = try await BatchFixtures.makeLongCall(in: dir)
+        // The first worker's file: 28 s, so it is still mid-file once the second worker runs too, however late a
+        // loaded machine starts that one (4 s and 12 s files were once done by then: 12 s took 17 s beside other
+        // tests). The second's: 4 s, so the live worker is out of claimable files long before the dead worker's
+        // lease runs out.
+        let long = try await BatchFixtures.makeLongCall(in: dir, copies: 7)
         let short = try await BatchFixtures.makeCalls(1, in: dir)[0]
         let names = [long, short]
         let sessions = names.map { "takeover-" + $0.dropLast(4) }
