@@ -10,12 +10,13 @@
 #   on libdispatch's ordinary global queue, which adds a thread when one blocks.
 # - The width bounds how many tests run at once (Swift Testing otherwise starts all of them together). Unbounded on
 #   the growing pool, a run hung after 3 tests with 77 threads, every one blocked. With 6 the 2 cores stay busy
-#   (measured: the suite in 451 s, against 593 s for the three one-test-at-a-time processes this script ran before;
+#   (measured: the suite in 451-546 s, against 593 s for the three one-test-at-a-time processes this script ran before;
 #   the suite's 820 s of CPU sets a floor of 410 s).
 # Measured on 2 cores in one process with the defaults (cooperative pool, unbounded width): 49 tests had failed on
 # timeouts when the run was stopped at 350 s.
 #
 # Usage: scripts/run-tests.sh [--serial]   (--serial: every test in turn, as `swift test --no-parallel`)
+# AUDIOGRAPH_TEST_WIDTH=N sets how many tests run at once (default 6).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
