@@ -22,7 +22,10 @@ struct DistributedBatchTests {
     func fourWorkersOneKilled() async throws {
         try DistributedFixtures.requirePostgres()
         let dir = try TemporaryFolder()
-        let names = try await DistributedFixtures.makeShortCalls(40, in: dir)
+        // d00, the first file claimed and so worker A's, is 28 s long: A reads it in real time and must still be
+        // mid-file however late a loaded machine lets the poll below see its session row (with 1–2 s files, A had
+        // finished two of them before the kill in a parallel run of the suite).
+        let names = try await DistributedFixtures.makeShortCalls(40, in: dir, firstFileRepeats: 2)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0).wav\", \"session\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         try DistributedFixtures.writePipeline(in: dir)
 
@@ -59,7 +62,7 @@ struct DistributedBatchTests {
                 return true
             }
             let victim = try #require(claimed, "worker A never got mid-file: \(midFile)\n\(slow.report())")
-            // Killed at once: its file is only 1–2 s long, so it is killed before anything else is started.
+            // Killed at once, 28 s of real time before its file could end.
             slow.signal(SIGKILL)
             let killed = try await slow.exit()
             #expect(killed.signalled && killed.status == SIGKILL, "\(slow.report())")
@@ -230,16 +233,21 @@ enum DistributedFixtures {
     }
 
     /// `count` pieces of the bundled call, `d00.wav` …, 2, 1.75, 1.5, 1.25 and 1 s long in turn, cut with sox at
-    /// offsets 0.55 s apart (16 kHz mono); returns the names without `.wav` (the session ids).
-    static func makeShortCalls(_ count: Int, in dir: TemporaryFolder) async throws -> [String] {
+    /// offsets 0.55 s apart (16 kHz mono); returns the names without `.wav` (the session ids). With
+    /// `firstFileRepeats` N, `d00.wav` is instead the call's first 14 s, N times over.
+    static func makeShortCalls(_ count: Int, in dir: TemporaryFolder, firstFileRepeats: Int? = nil) async throws -> [String] {
         var names: [String] = []
         for index in 0..<count {
             let name = "d" + (index < 10 ? "0" : "") + "\(index)"
             let offset = (Double(index) * 0.55).truncatingRemainder(dividingBy: 21.5)
             let seconds = 2.0 - Double(index % 5) * 0.25
+            let cut = if index == 0, let repeats = firstFileRepeats {
+                ["trim", "0", "14", "repeat", String(repeats - 1)]
+            } else {
+                ["trim", String(format: "%.2f", offset), String(format: "%.2f", seconds)]
+            }
             let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                               ["sox", BatchFixtures.callFLAC, "-r", "16000", "-c", "1", "\(name).wav",
-                                                "trim", String(format: "%.2f", offset), String(format: "%.2f", seconds)],
+                                               ["sox", BatchFixtures.callFLAC, "-r", "16000", "-c", "1", "\(name).wav"] + cut,
                                                in: dir)
             guard result.status == 0 else { throw HarnessError("sox failed: \(result.stderr)") }
             names.append(name)
