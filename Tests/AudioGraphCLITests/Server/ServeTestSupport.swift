@@ -713,9 +713,12 @@ enum ServeSpeech {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    static func make(_ name: String = "speech.wav", in directory: TemporaryFolder) async throws {
+    /// `name`: the bundled call from 16 s on (7.7 s of speech), `times` times over (sox `repeat`).
+    static func make(_ name: String = "speech.wav", times: Int = 1, in directory: TemporaryFolder) async throws {
         let call = packageRoot.appendingPathComponent("examples/audio/call.flac").path
-        let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", call, name, "trim", "16"], in: directory)
+        let repeats = times > 1 ? ["repeat", String(times - 1)] : []
+        let result = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox", call, name, "trim", "16"] + repeats,
+                                           in: directory)
         guard result.status == 0 else { throw HarnessError("sox failed: \(result.stderr)") }
     }
 
