@@ -7,7 +7,9 @@
 #   ag-whisper       audiograph run: file-source -> resampler (16 kHz mono) -> vad -> recognizer{engine whisper}
 #                    -> caption-sink json, one process per clip (engine defaults: greedy, threads = cores)
 #   ag-pocketsphinx  the same pipeline with recognizer{engine pocketsphinx}
-#   whisper-cli      whisper-cli -m MODEL -f CLIP -t 2 -nt -np -otxt (its own long-form decoding of the file)
+#   whisper-cli      whisper-cli -m MODEL -f CLIP -t 2 -np -otxt (its own long-form decoding of the file, as it
+#                    runs by default: timestamps on, as captions need)
+#   whisper-cli-nt   the same with -nt (text only: no timestamps, which changes the decoding)
 #   ps-continuous    pocketsphinx_continuous -infile CLIP
 # Parts (--parts, default all):
 #   accuracy  the 14 transcribed clips of Tests/AudioGraphSpeechTests/Fixtures (= ../shared/speech), per clip
@@ -16,7 +18,9 @@
 #   speed     the 60 s call that is half silence (eval_speech.sh's call60.wav): audiograph (file -> resampler ->
 #             vad -> whisper -> caption sinks json + webvtt) against whisper-cli on the whole file, --repeats
 #             interleaved runs under GNU time: median wall and CPU, highest peak RSS, WER of each; ratio =
-#             audiograph wall / whisper-cli wall
+#             audiograph wall / whisper-cli wall. whisper-cli runs twice a round: as it runs by default
+#             (timestamps on, writing WebVTT captions and text, the same outputs as ours: the targets' anchor)
+#             and with -nt (text only, no times, a different decoding; reported beside it)
 #   realtime  the same call paced at 1x (file-source "realtime": true), `--events jsonl --stats json`: median
 #             speech end -> final, partials during every sentence longer than 2 s (by the call's sentence times),
 #             frames dropped and full-queue waits (a paced file source waits where a live source would drop)
@@ -31,7 +35,7 @@
 #   --model PATH   the ggml model for both (default: the installed tiny.en,
 #                  ${AUDIOGRAPH_MODELS_DIR:-${XDG_DATA_HOME:-~/.local/share}/audiograph/models}/ggml-tiny.en.bin)
 #   --parts LIST   which parts to run, space-separated (default: "accuracy unseen speed realtime")
-#   --systems LIST which systems the accuracy and unseen parts run (default: all four); the scoring reads every
+#   --systems LIST which systems the accuracy and unseen parts run (default: all five); the scoring reads every
 #                  system's outputs in WORK, so with --work DIR of an earlier run the others' outputs are reused
 #   --json FILE    also copy the JSON summary there (it is always written to WORK/whisper-summary.json)
 #   --set X=V      passed to every ag-whisper `audiograph run` (repeatable; the recognizer node is `asr`), e.g.
@@ -46,7 +50,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 BINARY="" WORK="" REPEATS=3 MODEL="" PARTS="accuracy unseen speed realtime" JSON_COPY=""
 SETS=()
-SYSTEMS="ag-whisper ag-pocketsphinx whisper-cli ps-continuous"
+SYSTEMS="ag-whisper ag-pocketsphinx whisper-cli whisper-cli-nt ps-continuous"
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) [ $# -ge 2 ] || die "--model needs a path"; MODEL="$2"; shift 2 ;;
@@ -82,11 +86,11 @@ echo "binary: $BINARY, built $(date -u -r "$BINARY" '+%Y-%m-%d %H:%M UTC'); tree
   [ -n "$(git -C "$ROOT" status --porcelain -- Sources 2>/dev/null)" ] && echo ' + uncommitted edits in Sources')"
 echo
 
-# transcribe SET CLIPS_DIR REFS: the four systems on every clip of REFS, outputs in $WORK/SET/SYSTEM/CLIP.*,
+# transcribe SET CLIPS_DIR REFS: the systems on every clip of REFS, outputs in $WORK/SET/SYSTEM/CLIP.*,
 # scored into $WORK/SET.json. A failed run is reported and scored as an empty transcript.
 transcribe() {
   local set=$1 dir=$2 refs=$3 clip wav sys out
-  mkdir -p "$WORK/$set"/{ag-whisper,ag-pocketsphinx,whisper-cli,ps-continuous}
+  mkdir -p "$WORK/$set"/{ag-whisper,ag-pocketsphinx,whisper-cli,whisper-cli-nt,ps-continuous}
   echo "$set: $(wc -l < "$refs") clips: $SYSTEMS ..." >&2
   while IFS=$'\t' read -r clip _; do
     [ -n "$clip" ] || continue
@@ -103,9 +107,14 @@ transcribe() {
              FAILED=$((FAILED + 1)); }
     done
     if has_system whisper-cli; then
-      whisper-cli -m "$MODEL" -f "$wav" -t 2 -nt -np -otxt -of "$WORK/$set/whisper-cli/$clip" \
+      whisper-cli -m "$MODEL" -f "$wav" -t 2 -np -otxt -of "$WORK/$set/whisper-cli/$clip" \
         > /dev/null 2> "$WORK/logs/$set-whisper-cli-$clip.log" \
         || { echo "whisper.sh: whisper-cli failed on $set/$clip" >&2; FAILED=$((FAILED + 1)); }
+    fi
+    if has_system whisper-cli-nt; then
+      whisper-cli -m "$MODEL" -f "$wav" -t 2 -nt -np -otxt -of "$WORK/$set/whisper-cli-nt/$clip" \
+        > /dev/null 2> "$WORK/logs/$set-whisper-cli-nt-$clip.log" \
+        || { echo "whisper.sh: whisper-cli -nt failed on $set/$clip" >&2; FAILED=$((FAILED + 1)); }
     fi
     has_system ps-continuous || continue
     pocketsphinx_continuous -infile "$wav" > "$WORK/$set/ps-continuous/$clip.txt" \
@@ -114,7 +123,8 @@ transcribe() {
   done < "$refs"
   python3 "$WER_PY" score --refs "$refs" --title "$set" --json "$WORK/$set.json" \
     --system "ag-whisper=$WORK/$set/ag-whisper:json" --system "ag-pocketsphinx=$WORK/$set/ag-pocketsphinx:json" \
-    --system "whisper-cli=$WORK/$set/whisper-cli:txt" --system "ps-continuous=$WORK/$set/ps-continuous:txt"
+    --system "whisper-cli=$WORK/$set/whisper-cli:txt" --system "whisper-cli-nt=$WORK/$set/whisper-cli-nt:txt" \
+    --system "ps-continuous=$WORK/$set/ps-continuous:txt"
   echo
 }
 
@@ -173,8 +183,12 @@ if has_part speed; then
     echo "speed: round $run of $REPEATS ..." >&2
     time_run ag-whisper "$BINARY" run "$WORK/configs/speed.json" "${SETS[@]}" --quiet
     printf 'ag-whisper\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-ag.json" >> "$WORK/speed-records.tsv"
-    time_run whisper-cli whisper-cli -m "$MODEL" -f "$CALL" -t 2 -nt -np -otxt -of "$WORK/speed-cli"
+    # whisper-cli as it runs by default (timestamps on), writing captions as ours does: the targets' anchor.
+    time_run whisper-cli whisper-cli -m "$MODEL" -f "$CALL" -t 2 -np -ovtt -otxt -of "$WORK/speed-cli"
     printf 'whisper-cli\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-cli.txt" >> "$WORK/speed-records.tsv"
+    # whisper-cli -nt: text only, no times (so no captions); its decoding differs and is reported beside.
+    time_run whisper-cli-nt whisper-cli -m "$MODEL" -f "$CALL" -t 2 -nt -np -otxt -of "$WORK/speed-cli-nt"
+    printf 'whisper-cli-nt\t%s\t%s\t%s\n' "$run" "$(tr ' ' '\t' <<<"$TIMED_RUN")" "$WORK/speed-cli-nt.txt" >> "$WORK/speed-records.tsv"
   done
   SPEED_JSON="$WORK/speed.json"
   python3 "$EVAL_PY" speed --records "$WORK/speed-records.tsv" --refs "$CALL_REFS" --seconds "$CALL_S" \
