@@ -355,14 +355,16 @@ enum BatchFixtures {
 
     /// The killed-worker scenario against `store` (a SQLite path or a PostgreSQL URL).
     static func killedWorker(store: String, in dir: TemporaryFolder) async throws {
-        let name = try await makeLongCall(in: dir)
+        // 28 s: still mid-file when a loaded machine's polls see it running and its session row written (12 s,
+        // the default, left no margin for that in the other takeover tests).
+        let name = try await makeLongCall(in: dir, copies: 7)
         let session = "killed-\(UUID().uuidString.prefix(8))"
         try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"\(session)\"}\n")
         try writePipeline(in: dir)
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store,
                                                      "--enqueue-only"], in: dir)
         #expect(enqueued.status == 0, "\(enqueued)")
-        // The first worker reads the 12-second file in real time and is killed part way.
+        // The first worker reads the file in real time and is killed part way.
         let first = try Background(["worker", "--store", store, "--pipeline", "p.json", "--set", "src.realtime=true",
                                     "--lease-seconds", "2", "--jobs", "1"], in: dir)
         #expect(try await waitForStatus(in: dir, store: store) { $0["running"] as? Int == 1 }, "\(first.report())")
