@@ -290,13 +290,15 @@ enum BatchFixtures {
         return names
     }
 
-    /// `long.wav`: `copies` times a 4 s `makeCalls` file (12 s by default), for a worker that reads in real time and
-    /// must still be mid-file when it is killed however late a loaded machine lets a poll see its session row (a
-    /// 4 s file was sometimes done by then).
-    static func makeLongCall(in dir: TemporaryFolder, copies: Int = 3) async throws -> String {
+    /// `long.wav`: a 4 s `makeCalls` file twice (speech), then `silence` seconds of silence, for a worker that reads
+    /// in real time and must still be mid-file when it is killed. Timing cannot decide that: the worker reads for
+    /// minutes, however late a loaded machine lets a poll see its session row (28 s of speech was once done first,
+    /// in 35 s, under CI load), and the worker that runs the file again reads the silence in about 2 s (debug build,
+    /// idle: the VAD passes none of it to the recognizer).
+    static func makeLongCall(in dir: TemporaryFolder, silence: Int = 600) async throws -> String {
         let names = try await makeCalls(1, in: dir)
         let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                        ["sox", names[0], "long.wav", "repeat", String(copies - 1)], in: dir)
+                                        ["sox", names[0], "long.wav", "repeat", "1", "pad", "0", String(silence)], in: dir)
         guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
         return "long.wav"
     }
@@ -355,9 +357,9 @@ enum BatchFixtures {
 
     /// The killed-worker scenario against `store` (a SQLite path or a PostgreSQL URL).
     static func killedWorker(store: String, in dir: TemporaryFolder) async throws {
-        // 28 s: still mid-file when a loaded machine's polls see it running and its session row written (12 s,
-        // the default, left no margin for that in the other takeover tests).
-        let name = try await makeLongCall(in: dir, copies: 7)
+        // Minutes long (mostly silence): still mid-file when a loaded machine's polls see it running and its
+        // session row written.
+        let name = try await makeLongCall(in: dir)
         let session = "killed-\(UUID().uuidString.prefix(8))"
         try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"\(session)\"}\n")
         try writePipeline(in: dir)

@@ -22,10 +22,11 @@ struct DistributedBatchTests {
     func fourWorkersOneKilled() async throws {
         try DistributedFixtures.requirePostgres()
         let dir = try TemporaryFolder()
-        // d00, the first file claimed and so worker A's, is 28 s long: A reads it in real time and must still be
-        // mid-file however late a loaded machine lets the poll below see its session row (with 1–2 s files, A had
-        // finished two of them before the kill in a parallel run of the suite).
-        let names = try await DistributedFixtures.makeShortCalls(40, in: dir, firstFileRepeats: 2)
+        // d00, the first file claimed and so worker A's, is 14 s of speech and 10 min of silence: A reads it in real
+        // time and must still be mid-file however late a loaded machine lets the poll below see its session row
+        // (with 1–2 s files, A had finished two of them before the kill in a parallel run of the suite; 28 s files
+        // were once done first in the other killed-worker tests).
+        let names = try await DistributedFixtures.makeShortCalls(40, in: dir, longFirstFile: true)
         try dir.write("m.jsonl", names.map { "{\"path\": \"\($0).wav\", \"session\": \"\($0)\"}" }.joined(separator: "\n") + "\n")
         try DistributedFixtures.writePipeline(in: dir)
 
@@ -234,15 +235,16 @@ enum DistributedFixtures {
 
     /// `count` pieces of the bundled call, `d00.wav` …, 2, 1.75, 1.5, 1.25 and 1 s long in turn, cut with sox at
     /// offsets 0.55 s apart (16 kHz mono); returns the names without `.wav` (the session ids). With
-    /// `firstFileRepeats` N, `d00.wav` is instead the call's first 14 s, N times over.
-    static func makeShortCalls(_ count: Int, in dir: TemporaryFolder, firstFileRepeats: Int? = nil) async throws -> [String] {
+    /// `longFirstFile`, `d00.wav` is instead the call's first 14 s and 10 min of silence (the VAD passes none of it
+    /// to the recognizer: a run at full speed reads it in about 2 s, debug build, idle).
+    static func makeShortCalls(_ count: Int, in dir: TemporaryFolder, longFirstFile: Bool = false) async throws -> [String] {
         var names: [String] = []
         for index in 0..<count {
             let name = "d" + (index < 10 ? "0" : "") + "\(index)"
             let offset = (Double(index) * 0.55).truncatingRemainder(dividingBy: 21.5)
             let seconds = 2.0 - Double(index % 5) * 0.25
-            let cut = if index == 0, let repeats = firstFileRepeats {
-                ["trim", "0", "14", "repeat", String(repeats - 1)]
+            let cut = if index == 0, longFirstFile {
+                ["trim", "0", "14", "pad", "0", "600"]
             } else {
                 ["trim", String(format: "%.2f", offset), String(format: "%.2f", seconds)]
             }

@@ -42,9 +42,10 @@ struct BatchRetrySessionTests {
         let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
         let alice = try await store.earlierRun(session: "sess-alice", in: dir)
-        // 28 s of call, read in real time: the first worker is still mid-file when it is killed, however late on a
-        // busy machine the poll below sees its session row (12 s was once not enough under CI load).
-        let name = try await BatchFixtures.makeLongCall(in: dir, copies: 7)
+        // 8 s of call and 10 min of silence, read in real time: the first worker is still mid-file when it is
+        // killed, however late on a busy machine the poll below sees its session row (28 s of speech was once
+        // done first under CI load).
+        let name = try await BatchFixtures.makeLongCall(in: dir)
         try dir.write("m.jsonl", "{\"path\": \"\(name)\", \"session\": \"sess-alice\"}\n")
         try BatchFixtures.writePipeline(in: dir)
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store.location,

@@ -21,11 +21,11 @@ struct WorkerTakeoverTests {
     func lastWorkerTakesOver(_ backend: String) async throws {
         let dir = try TemporaryFolder()
         let store = try SecurityStore(backend, in: dir)
-        // The first worker's file: 28 s, so it is still mid-file once the second worker runs too, however late a
-        // loaded machine starts that one (4 s and 12 s files were once done by then: 12 s took 17 s beside other
-        // tests). The second's: 4 s, so the live worker is out of claimable files long before the dead worker's
+        // The first worker's file: 8 s of speech and 10 min of silence, so it is still mid-file once the second
+        // worker runs too, however late a loaded machine starts that one (4 s, 12 s and 28 s files were once done
+        // by then). The second's: 4 s, so the live worker is out of claimable files long before the dead worker's
         // lease runs out.
-        let long = try await BatchFixtures.makeLongCall(in: dir, copies: 7)
+        let long = try await BatchFixtures.makeLongCall(in: dir)
         let short = try await BatchFixtures.makeCalls(1, in: dir)[0]
         let names = [long, short]
         let sessions = names.map { "takeover-" + $0.dropLast(4) }
@@ -35,10 +35,10 @@ struct WorkerTakeoverTests {
         let enqueued = try await Harness.audiograph(["batch", "m.jsonl", "--pipeline", "p.json", "--store", store.location,
                                                      "--enqueue-only"], in: dir)
         #expect(enqueued.status == 0, "\(enqueued)")
-        // Each worker reads its file in real time; the lease (20 s) far outlasts the live worker's own file.
-        let worker = ["worker", "--store", store.location, "--set", "src.realtime=true", "--lease-seconds", "20",
-                      "--jobs", "1"]
-        let doomed = try BatchFixtures.Background(worker, in: dir)
+        // The doomed worker reads in real time, so it is mid-file when killed; the survivor reads at full speed (it
+        // runs the 10 min file again once the lease, 20 s, runs out; its own 4 s file is done long before that).
+        let worker = ["worker", "--store", store.location, "--lease-seconds", "20", "--jobs", "1"]
+        let doomed = try BatchFixtures.Background(worker + ["--set", "src.realtime=true"], in: dir)
         #expect(try await BatchFixtures.waitForStatus(in: dir, store: store.location) { $0["running"] as? Int == 1 },
                 "\(doomed.report())")
         let survivor = try BatchFixtures.Background(worker, in: dir)
