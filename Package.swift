@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "AudioGraphTestKit", targets: ["AudioGraphTestKit"]),
         .library(name: "AudioGraphPluginKit", targets: ["AudioGraphPluginKit"]),
         // Smaller pieces for programs that need less than the whole framework: the remote transcripts client
-        // (no C library at all) and the core with the DSP nodes (docs/architecture.md shows what each links).
+        // (none of the project's C libraries: FoundationNetworking brings libcurl) and the core with the DSP nodes (docs/architecture.md shows what each links).
         .library(name: "AudioGraphClient", targets: ["AudioGraphClient"]),
         .library(name: "AudioGraphCoreDSP", targets: ["AudioGraphCore", "AudioGraphDSP"]),
         .executable(name: "audiograph", targets: ["audiograph"]),

@@ -402,6 +402,12 @@ enum Templates {
             /// once, `process`/`handle` per frame from one thread at a time, `finish` at end of stream (not after this
             /// node failed), and `stop` always, last.
             \(access)final class \(name.swiftType): AudioNode {
+                // TODO: the node's parameters, each declared once with its Swift type (`Parameter.integer`, `.number`,
+                // `.boolean`, `.string`, `.choice` into an enum). Config validation checks each (type, range,
+                // required) before `init`; `configuration[Self.gain]` reads it, the default when the config leaves it out.
+                static let gain = Parameter.number("gain", range: 0...16, default: 1,
+                                                   doc: "Linear gain applied to every sample; 1 leaves the audio unchanged.")
+
                 /// The declaration: config validation, `audiograph inspect \(name.type)`, the JSON Schema and the node
                 /// reference all come from it.
                 \(access)static let descriptor = NodeDescriptor(
@@ -409,12 +415,7 @@ enum Templates {
                     summary: "TODO: one sentence for `audiograph nodes`.",
                     // .source (no inputs; conform to SourceNode instead), .filter or .sink (no outputs).
                     category: .filter,
-                    parameters: [
-                        // TODO: the node's parameters. Each is checked (type, range, required) before `init`, and the
-                        // config gets the default when it leaves the parameter out.
-                        ParameterSpec("gain", .number(range: 0...16), default: 1,
-                                      doc: "Linear gain applied to every sample; 1 leaves the audio unchanged."),
-                    ],
+                    parameters: [gain.spec],
                     // Frame kinds the node needs from its feeder.
                     inputs: [.init(requires: [.audio])],
                     // TODO: add the kinds of events it makes, e.g. `produces: [.audio, FrameKind("\(name.type)")]`.
@@ -432,7 +433,7 @@ enum Templates {
                 /// the declaration cannot, and open inputs. Throw `configuration.error(_:parameter:)` so the error
                 /// names the node and the parameter's JSON path (`nodes.<id>.gain`).
                 \(access)init(configuration: NodeConfiguration) throws {
-                    gain = Float(configuration.double("gain") ?? 1)
+                    gain = Float(configuration[Self.gain])
                     // TODO: check parameters beyond their declaration, e.g.
                     // guard ... else { throw configuration.error("why it is wrong and how to fix it", parameter: "gain") }
                 }

@@ -125,7 +125,9 @@ struct PluginTable<Table>: @unchecked Sendable {
     init(_ table: Table) { self.table = table }
 }
 
-/// The plugin's `free_string`.
+/// The plugin's `free_string`. `@unchecked` because Swift does not mark C function pointers `Sendable`: this one
+/// is immutable, points into a library that is never unloaded, and the plugin ABI requires it to be callable from
+/// any thread at once (docs/plugins.md, "Threading and lifetime"; the kit's calls `free`).
 struct PluginFree: @unchecked Sendable {
     let free: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void
     init(_ free: @escaping @convention(c) (UnsafeMutablePointer<CChar>?) -> Void) { self.free = free }

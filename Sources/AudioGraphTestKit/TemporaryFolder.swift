@@ -27,6 +27,10 @@ public final class TemporaryFolder: Sendable {
     /// The path of `name` (a relative path) in the folder.
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
+    /// The names of what is in the folder (not in its subfolders), sorted.
+    public var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+
+    /// Whether `name` exists in the folder.
     public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
 
     /// Writes `text` to `name` (its folders made first) and returns its path.

@@ -6,19 +6,21 @@ import Testing
 /// Stands in for a VAD: passes audio on and emits `speechStarted` at `start` and `speechEnded` at `end` (stream
 /// seconds); the end is reported while the buffer holding `reportEndAt` passes (a real VAD waits for its hangover).
 final class ScriptedVADNode: AudioNode {
+    static let startParameter = Parameter.number("start", range: 0...1000, default: 0, doc: "speechStarted time.")
+    static let endParameter = Parameter.number("end", range: 0...1000, default: 0, doc: "speechEnded time.")
+    static let reportEndAtParameter = Parameter.number("reportEndAt", range: 0...1000, default: 0,
+                                                       doc: "When speechEnded is emitted.")
     static let descriptor = NodeDescriptor(
         type: "test-script-vad", summary: "Scripted speech events.", category: .filter,
         parameters: [
-            ParameterSpec("start", .number(range: 0...1000), doc: "speechStarted time."),
-            ParameterSpec("end", .number(range: 0...1000), doc: "speechEnded time."),
-            ParameterSpec("reportEndAt", .number(range: 0...1000), doc: "When speechEnded is emitted."),
+            startParameter.spec, endParameter.spec, reportEndAtParameter.spec,
         ],
         inputs: [.init(requires: [.audio])], outputs: [.init(produces: [.speech], forwardsInput: true)])
     let start: Double, end: Double, reportEndAt: Double
     init(configuration: NodeConfiguration) throws {
-        start = configuration.double("start") ?? 0
-        end = configuration.double("end") ?? 0
-        reportEndAt = configuration.double("reportEndAt") ?? 0
+        start = configuration[Self.startParameter]
+        end = configuration[Self.endParameter]
+        reportEndAt = configuration[Self.reportEndAtParameter]
     }
     func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
         context.emit(buffer)
@@ -31,21 +33,25 @@ final class ScriptedVADNode: AudioNode {
 /// Stands in for a recognizer: "decoding" moves the manual clock. A partial (segment 1) once audio at
 /// `partialAt` arrives, after `partialCost` seconds; the final at `speechEnded`, after `finalCost`.
 final class ScriptedRecognizerNode: AudioNode {
+    static let partialAtParameter = Parameter.number("partialAt", range: 0...1000, default: 0,
+                                                     doc: "Stream time of the partial.")
+    static let partialCostParameter = Parameter.number("partialCost", range: 0...1000, default: 0,
+                                                       doc: "Clock advance before the partial.")
+    static let finalCostParameter = Parameter.number("finalCost", range: 0...1000, default: 0,
+                                                     doc: "Clock advance before the final.")
     static let descriptor = NodeDescriptor(
         type: "test-script-asr", summary: "Scripted transcripts.", category: .filter,
         parameters: [
-            ParameterSpec("partialAt", .number(range: 0...1000), doc: "Stream time of the partial."),
-            ParameterSpec("partialCost", .number(range: 0...1000), doc: "Clock advance before the partial."),
-            ParameterSpec("finalCost", .number(range: 0...1000), doc: "Clock advance before the final."),
+            partialAtParameter.spec, partialCostParameter.spec, finalCostParameter.spec,
         ],
         inputs: [.init(requires: [.audio])], outputs: [.init(produces: [.transcript], forwardsInput: false)])
     let partialAt: Double, partialCost: Double, finalCost: Double
     let clock: ManualClock
     var speechStart: Double?
     init(configuration: NodeConfiguration) throws {
-        partialAt = configuration.double("partialAt") ?? 0
-        partialCost = configuration.double("partialCost") ?? 0
-        finalCost = configuration.double("finalCost") ?? 0
+        partialAt = configuration[Self.partialAtParameter]
+        partialCost = configuration[Self.partialCostParameter]
+        finalCost = configuration[Self.finalCostParameter]
         clock = MetricsTests.clock.withLock { $0 }!
     }
     func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {

@@ -225,18 +225,21 @@ func buildMicrophoneGraph(_ nodes: String, links: String) throws(GraphError) -> 
     return try GraphBuilder(registry: microphoneRegistry()).build(spec)
 }
 
+/// The work per buffer of `test-slow` and `test-slow-inline`.
+let slowDelayMs = Parameter.integer("delayMs", range: 0...10_000, default: 50, doc: "Work per buffer.")
+
 /// `test-slow`: passes audio on from a 2-frame queue, taking `delayMs` per buffer — a recognizer that cannot
 /// keep up with live capture.
 final class SlowQueuedNode: AudioNode, @unchecked Sendable {
     static let descriptor = NodeDescriptor(
         type: "test-slow", summary: "Slow consumer behind a small queue.", category: .filter,
-        parameters: [ParameterSpec("delayMs", .integer(range: 0...10_000), default: 50, doc: "Work per buffer.")],
+        parameters: [slowDelayMs.spec],
         inputs: [.init(requires: [.audio])], outputs: [.init(produces: [], forwardsInput: true)],
         execution: .queued(capacity: 2))
 
     private let delay: Double
     init(configuration: NodeConfiguration) throws {
-        delay = Double(configuration.int("delayMs") ?? 50) / 1000
+        delay = Double(configuration[slowDelayMs]) / 1000
     }
 
     func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
@@ -249,12 +252,12 @@ final class SlowQueuedNode: AudioNode, @unchecked Sendable {
 final class SlowInlineNode: AudioNode, @unchecked Sendable {
     static let descriptor = NodeDescriptor(
         type: "test-slow-inline", summary: "Slow inline filter.", category: .filter,
-        parameters: [ParameterSpec("delayMs", .integer(range: 0...10_000), default: 50, doc: "Work per buffer.")],
+        parameters: [slowDelayMs.spec],
         inputs: [.init(requires: [.audio])], outputs: [.init(produces: [], forwardsInput: true)])
 
     private let delay: Double
     init(configuration: NodeConfiguration) throws {
-        delay = Double(configuration.int("delayMs") ?? 50) / 1000
+        delay = Double(configuration[slowDelayMs]) / 1000
     }
 
     func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {

@@ -11,11 +11,14 @@ import Testing
 @Suite struct PluginRoundTripTests {
     /// A plugin-side node that uses every call: scales audio, counts events, answers commands, fails on demand.
     final class ProbeNode: AudioNode {
+        static let scaleParameter = Parameter.number("scale", range: 0...10, default: 2, doc: "Factor.")
+        static let failAfterParameter = Parameter.integer("failAfter", range: 0...1000, default: 0,
+                                                          doc: "Fail on buffer N (0: never).")
+        static let outputRateParameter = Parameter.integer("outputRate", range: 0...192000, default: 0,
+                                                           doc: "Claim this output rate.")
         static let descriptor = NodeDescriptor(
             type: "probe", summary: "A probe", category: .filter,
-            parameters: [ParameterSpec("scale", .number(range: 0...10), default: 2, doc: "Factor."),
-                         ParameterSpec("failAfter", .integer(range: 0...1000), default: 0, doc: "Fail on buffer N (0: never)."),
-                         ParameterSpec("outputRate", .integer(range: 0...192000), default: 0, doc: "Claim this output rate.")],
+            parameters: [scaleParameter.spec, failAfterParameter.spec, outputRateParameter.spec],
             inputs: [.init(requires: [.audio])], outputs: [.init(produces: [.audio, "probe"], forwardsInput: true)],
             acceptedFormats: FormatRequirement(sampleRates: [16000, 48000], channels: 1...2))
 
@@ -25,9 +28,9 @@ import Testing
         var buffers = 0
 
         init(configuration: NodeConfiguration) throws {
-            scale = Float(configuration.double("scale") ?? 2)
-            failAfter = configuration.int("failAfter") ?? 0
-            outputRate = configuration.int("outputRate") ?? 0
+            scale = Float(configuration[Self.scaleParameter])
+            failAfter = configuration[Self.failAfterParameter]
+            outputRate = configuration[Self.outputRateParameter]
             if configuration.double("scale") == 7 { throw configuration.error("7 is unlucky", parameter: "scale") }
         }
 

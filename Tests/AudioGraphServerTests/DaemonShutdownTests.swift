@@ -4,6 +4,7 @@
 /// from epoll set"), seen once as `audiograph run` with a `serve` block exiting on SIGABRT after Ctrl-C.
 @testable import AudioGraphServer
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -52,9 +53,9 @@ import Glibc
         }.start()
         // Until the shutdown has begun, requests are answered as usual; from then on, 503.
         var refused: String?
-        let deadline = Date().addingTimeInterval(30)
-        while refused == nil, Date() < deadline {
+        _ = blockingEventually(timeout: 30, every: 0.001) {
             if let answer = Self.exchange(port: port, path: "/fast"), answer.hasPrefix("HTTP/1.1 503") { refused = answer }
+            return refused != nil
         }
         let answer = try #require(refused, "no request was refused while the daemon stopped")
         #expect(answer.lowercased().contains("connection: close"))

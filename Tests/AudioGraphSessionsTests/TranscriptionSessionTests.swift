@@ -8,10 +8,11 @@ import Testing
 /// the samples of `path`). Between blocks it returns without audio, so commands sent to the graph go in at a
 /// known place in the stream.
 final class StepSourceNode: SourceNode, @unchecked Sendable {
+    static let blocks = Parameter.integer("blocks", range: 1...100_000, default: 10, doc: "Blocks in all.")
     static let descriptor = NodeDescriptor(
         type: "test-steps", summary: "Test source released block by block.", category: .source,
         parameters: [
-            ParameterSpec("blocks", .integer(range: 1...100_000), default: 10, doc: "Blocks in all."),
+            blocks.spec,
             ParameterSpec("path", .path(.input), doc: "Take the samples from this 16 kHz mono file (looped)."),
         ],
         inputs: [], outputs: [.init(produces: [.audio], forwardsInput: false)])
@@ -25,7 +26,7 @@ final class StepSourceNode: SourceNode, @unchecked Sendable {
     private let emitted = Atomic<Int>(0)
 
     init(configuration: NodeConfiguration) throws {
-        total = configuration.int("blocks") ?? 10
+        total = configuration[Self.blocks]
         if let path = configuration.path("path") {
             let reader = try SoundFileReader(path: path)
             var all = [Float](repeating: 0, count: Int(reader.frameCount ?? 0))

@@ -31,16 +31,8 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
 
-    /// A temporary folder for the recording; the tests check it is left empty.
-    final class Folder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID())")
-        init() { try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        var contents: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] }
-    }
-
     /// A session whose "microphone" is a real-time file source (the graph is the same as with a microphone).
-    func session(_ folder: Folder, clip: String = "goforward", realtime: Bool = true,
+    func session(_ folder: TemporaryFolder, clip: String = "goforward", realtime: Bool = true,
                  recognizer: JSONObject = JSONObject()) -> VoiceCaptureSession {
         _ = try? RecognizerEngines.register(GatedRecognizer.engine)  // the first call registers it; later ones find it there
         var configuration = VoiceCaptureSession.Configuration(
@@ -57,7 +49,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func recordsThenTranscribesAndDeletesTheRecording() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder)
         var seen: [VoiceCaptureState] = []
         let states = capture.states()
@@ -86,7 +78,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func wrongStateCallsAreErrors() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder)
         await #expect(throws: VoiceCaptureError.invalidState(operation: "stopAndTranscribe", state: .idle)) {
             try await capture.stopAndTranscribe()
@@ -102,7 +94,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func cancelWhileRecordingDeletesTheRecording() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder)
         try await capture.startRecording()
         try await waitFor("some audio") { capture.level.recordingDuration > 0.2 }
@@ -116,7 +108,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func cancelWhileTranscribingThrowsCancelledAndDeletesTheRecording() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder, realtime: false, recognizer: JSONObject([("engine", "test-gated")]))
         GatedRecognizer.failing.store(false, ordering: .releasing)
         let before = GatedRecognizer.reachedEnd.load(ordering: .acquiring)
@@ -133,7 +125,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func aFailedTranscriptionDeletesTheRecording() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder, realtime: false, recognizer: JSONObject([("engine", "test-gated")]))
         GatedRecognizer.failing.store(true, ordering: .releasing)
         defer { GatedRecognizer.failing.store(false, ordering: .releasing) }
@@ -150,7 +142,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func silenceGivesEmptyTranscript() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let silence = folder.url.appendingPathComponent("../silence-\(UUID()).wav").standardizedFileURL
         let writer = try SoundFileWriter(path: silence.path, sampleRate: 16000, channels: 1, container: .wav, sampleFormat: .pcm16)
         let zeros = [Float](repeating: 0, count: 16000)
@@ -169,7 +161,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func aMissingModelIsRecognizerUnavailableBeforeRecording() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         let capture = session(folder, recognizer: JSONObject([("dict", "/nonexistent/model.dict")]))
         do {
             try await capture.startRecording()
@@ -182,7 +174,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
     }
 
     @Test func noSoundServerIsMicrophoneUnavailable() async throws {
-        let folder = Folder()
+        let folder = try TemporaryFolder(prefix: "capture")
         // A server address where nothing listens: the real "no PulseAudio/PipeWire" path.
         let capture = VoiceCaptureSession(configuration: VoiceCaptureSession.Configuration(
             source: NodeSpec(id: "mic", type: "mic-source",

@@ -1,4 +1,5 @@
 @testable import AudioGraphStore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -103,12 +104,12 @@ struct StoreLocationTests {
         #expect(TranscriptStores.isDatabaseURL("PostgreSQL://u@h:5432/db"))
         #expect(!TranscriptStores.isDatabaseURL("/var/lib/postgres/x.sqlite"))
         #expect(!TranscriptStores.isDatabaseURL("postgres.sqlite"))
-        let folder = try ScratchFolder()
-        let store = try TranscriptStores.open(location: folder.file("a/b.sqlite"))
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let store = try TranscriptStores.open(location: folder.path("a/b.sqlite"))
         defer { store.close() }
         #expect(store is SQLiteTranscriptStore)
-        #expect(throws: TranscriptsError.noStore("nothing at \(folder.file("none.sqlite"))")) {
-            try TranscriptStores.open(location: folder.file("none.sqlite"), create: false)
+        #expect(throws: TranscriptsError.noStore("nothing at \(folder.path("none.sqlite"))")) {
+            try TranscriptStores.open(location: folder.path("none.sqlite"), create: false)
         }
     }
 

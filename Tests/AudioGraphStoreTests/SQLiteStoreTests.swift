@@ -1,4 +1,5 @@
 @testable import AudioGraphStore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -6,8 +7,8 @@ import Testing
 struct SQLiteStoreTests {
     @Test("opening sets WAL and the schema version; reopening keeps the data")
     func openAndReopen() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("deep/er/t.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("deep/er/t.sqlite")
         let store = try SQLiteTranscriptStore(path: path)
         #expect(try store.storedSchemaVersion() == SQLiteTranscriptStore.schemaVersion)
         #expect(try store.withConnection { db throws(SQLiteError) in try db.journalMode() } == "wal")
@@ -24,8 +25,8 @@ struct SQLiteStoreTests {
 
     @Test("create: false on a missing file is no_store and creates nothing")
     func missingFile() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("none.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("none.sqlite")
         #expect(throws: TranscriptsError.noStore("nothing at \(path)")) {
             try SQLiteTranscriptStore(path: path, create: false)
         }
@@ -34,16 +35,16 @@ struct SQLiteStoreTests {
 
     @Test("a file that is not a database is malformed_data")
     func notADatabase() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("junk.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("junk.sqlite")
         try String(repeating: "this is not sqlite\n", count: 200).write(toFile: path, atomically: true, encoding: .utf8)
         #expect { try SQLiteTranscriptStore(path: path) } throws: { ($0 as? TranscriptsError)?.code == "malformed_data" }
     }
 
     @Test("a store from a newer audiograph (higher user_version) is malformed_data, not migrated down")
     func newerSchema() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("new.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("new.sqlite")
         let database = try SQLiteDatabase(path: path)
         try database.setUserVersion(SQLiteTranscriptStore.schemaVersion + 1)
         database.close()
@@ -52,8 +53,8 @@ struct SQLiteStoreTests {
 
     @Test("migrations run from version 0 in one transaction and only once")
     func migrations() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("m.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("m.sqlite")
         _ = try SQLiteTranscriptStore(path: path)
         let database = try SQLiteDatabase(path: path, create: false)
         #expect(try database.userVersion == SQLiteTranscriptStore.schemaVersion)
@@ -66,8 +67,8 @@ struct SQLiteStoreTests {
 
     @Test("a version 3 queue is upgraded in place: its items stay claimable, without a pipeline")
     func upgradeFromVersion3() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("v3.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("v3.sqlite")
         let old = try SQLiteDatabase(path: path, create: true)
         for migration in SQLiteTranscriptStore.migrations[0..<3] { try old.execute(migration) }
         try old.setUserVersion(3)
@@ -82,8 +83,8 @@ struct SQLiteStoreTests {
 
     @Test("a version 1 store is upgraded in place: its rows stay, and its sessions have no participants")
     func upgradeFromVersion1() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("v1.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("v1.sqlite")
         let old = try SQLiteDatabase(path: path, create: true)
         try old.execute(SQLiteTranscriptStore.migrations[0])
         try old.setUserVersion(1)
@@ -101,8 +102,8 @@ struct SQLiteStoreTests {
 
     @Test("typed binding and columns round-trip every storage class")
     func bindAndColumns() throws {
-        let folder = try ScratchFolder()
-        let database = try SQLiteDatabase(path: folder.file("t.sqlite"))
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let database = try SQLiteDatabase(path: folder.path("t.sqlite"))
         try database.execute("CREATE TABLE t (a, b, c, d, e)")
         let values: [SQLiteValue] = [.null, .integer(Int64.max), .real(-2.5), .text("héllo \"x\" ✓"), .blob([0, 1, 255])]
         try database.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", values)
@@ -112,8 +113,8 @@ struct SQLiteStoreTests {
 
     @Test("a transaction rolls back when its body throws")
     func rollback() throws {
-        let folder = try ScratchFolder()
-        let database = try SQLiteDatabase(path: folder.file("t.sqlite"))
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let database = try SQLiteDatabase(path: folder.path("t.sqlite"))
         try database.execute("CREATE TABLE t (a UNIQUE)")
         #expect(throws: SQLiteError.self) {
             try database.transaction { () throws(SQLiteError) in

@@ -1,4 +1,5 @@
 import AudioGraphStore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ final class TestStore: Sendable {
     /// What `TranscriptStores.open(location:)` takes to reach this store (another connection to it).
     let location: String
     let store: any FullTranscriptStore
-    private let folder: ScratchFolder?
+    private let folder: TemporaryFolder?
     /// The PostgreSQL schema to drop, and the server URL to drop it through.
     private let schema: (name: String, url: String)?
 
@@ -47,10 +48,10 @@ final class TestStore: Sendable {
         self.backend = backend
         switch backend {
         case .sqlite:
-            let folder = try ScratchFolder()
+            let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
             self.folder = folder
             schema = nil
-            location = folder.file("store/transcripts.sqlite")
+            location = folder.path("store/transcripts.sqlite")
         case .postgres:
             guard let url = StoreBackend.postgresURL else { throw PostgresNotConfigured() }
             let name = "ag_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

@@ -4,6 +4,7 @@
 /// SQLite database but not an audiograph transcript store (it has tables of its own)"), and a file of the batch
 /// failed. Seen in `benchmarks/batch.sh --smoke` under load.
 @testable import AudioGraphStore
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -12,10 +13,10 @@ import Testing
     /// Four threads open one missing path for writing at the same moment, on fresh paths over and over; every open
     /// must succeed and leave a store at the current schema version.
     @Test func writersCreatingOneNewStoreAtOnceAllOpenIt() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let writers = 4
         for attempt in 0..<60 {
-            let path = folder.file("race-\(attempt).sqlite")
+            let path = folder.path("race-\(attempt).sqlite")
             let failures = Mutex<[String]>([])
             let ready = DispatchGroup()
             let done = DispatchGroup()
@@ -50,8 +51,8 @@ import Testing
     /// The refusal the race tripped still holds: another program's database (tables, schema version 0) is refused
     /// and left as it was.
     @Test func anotherProgramsDatabaseIsStillRefused() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("theirs.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("theirs.sqlite")
         let theirs = try SQLiteDatabase(path: path)
         try theirs.execute("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')")
         theirs.close()

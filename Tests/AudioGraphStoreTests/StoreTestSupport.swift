@@ -1,24 +1,10 @@
 import AudioGraphCore
 import AudioGraphStore
+import AudioGraphTestKit
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
-
-/// A fresh folder per test, removed when the value goes away.
-final class ScratchFolder: Sendable {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("audiograph-store-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// Holds a store query in flight until the test opens it: the query thread signals that it arrived (the test
 /// awaits that, a condition, not a sleep) and then waits on a semaphore.
@@ -195,7 +181,7 @@ final class ControllableStore: TranscriptStore {
 /// A store filled through the protocol: sessions and their transcripts, interleaved so a session's
 /// transcripts are not contiguous keys.
 struct StoreFixture {
-    let folder: ScratchFolder
+    let folder: TemporaryFolder
     let store: SQLiteTranscriptStore
     /// tids per session id, in the order written.
     var tids: [String: [String]] = [:]
@@ -203,8 +189,8 @@ struct StoreFixture {
     var sessions: [(key: Int64, id: String)] = []
 
     init() throws {
-        folder = try ScratchFolder()
-        store = try SQLiteTranscriptStore(path: folder.file("store/transcripts.sqlite"))
+        folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        store = try SQLiteTranscriptStore(path: folder.path("store/transcripts.sqlite"))
     }
 
     /// Adds `count` transcripts to session `id` (a new session row), each with one utterance.

@@ -39,10 +39,10 @@ struct TranscriptStoreNodeBackendTests {
 
     @Test("path and store together are a config error naming the parameter")
     func pathAndStore() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         #expect {
             _ = try NodeHarness(type: TranscriptStoreNode.self, id: "store",
-                                parameters: ["path": .string(folder.file("a.sqlite")), "store": .string("postgres://h/db")],
+                                parameters: ["path": .string(folder.path("a.sqlite")), "store": .string("postgres://h/db")],
                                 input: nil)
         } throws: { error in
             let error = error as? GraphError

@@ -9,9 +9,9 @@ import Testing
 struct TranscriptStoreNodeTests {
     private static let session = SessionSettings(id: "meeting-1", room: "standup", autoStartTranscription: true)
 
-    private func harness(_ folder: ScratchFolder, session: SessionSettings = Self.session, url: String? = nil)
+    private func harness(_ folder: TemporaryFolder, session: SessionSettings = Self.session, url: String? = nil)
         throws -> NodeHarness<TranscriptStoreNode> {
-        var parameters: JSONObject = ["path": .string(folder.file("db/t.sqlite"))]
+        var parameters: JSONObject = ["path": .string(folder.path("db/t.sqlite"))]
         if let url { parameters["url"] = .string(url) }
         return try NodeHarness(type: TranscriptStoreNode.self, id: "store", parameters: parameters, input: nil, session: session)
     }
@@ -31,8 +31,8 @@ struct TranscriptStoreNodeTests {
     }
 
     /// A second connection, as another process would read.
-    private func reader(_ folder: ScratchFolder) throws -> SQLiteTranscriptStore {
-        try SQLiteTranscriptStore(path: folder.file("db/t.sqlite"), create: false)
+    private func reader(_ folder: TemporaryFolder) throws -> SQLiteTranscriptStore {
+        try SQLiteTranscriptStore(path: folder.path("db/t.sqlite"), create: false)
     }
 
     /// The session's one transcript, with its utterances.
@@ -51,7 +51,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("a session row at start: the config's id and room, start time now, end time 0 while running")
     func sessionRow() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let before = StoreTime.now()
         let node = try harness(folder, url: "https://media/1.m4a")
         let store = try reader(folder)
@@ -69,7 +69,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("without a session id the run gets one: run-<epoch>-<random>")
     func generatedSessionID() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try harness(folder, session: SessionSettings())
         #expect(node.node.sessionID.wholeMatch(of: /run-\d+-[0-9a-f]{6}/) != nil, "\(node.node.sessionID)")
         node.stop()
@@ -82,7 +82,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("each final is in the store and the JSON file as soon as it is handled; partials are not")
     func finalsAsTheyArrive() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try harness(folder)
         let store = try reader(folder)
         try node.push(partial(0, "go for"))
@@ -106,7 +106,7 @@ struct TranscriptStoreNodeTests {
         #expect(first.language == "en-US")
         let words = try #require((try document(detail.record.transcriptUrl)["utterances"] as? [[String: Any]])?.first?["words"] as? [[String: Any]])
         #expect(words.first?["word"] as? String == "go" && words.first?["end"] as? Double == 0.3)
-        #expect(detail.record.transcriptUrl.hasPrefix("file://" + folder.file("db/transcripts/")))
+        #expect(detail.record.transcriptUrl.hasPrefix("file://" + folder.path("db/transcripts/")))
         #expect(detail.record.transcriptUrl.hasSuffix("/\(detail.record.tid).json"))
         try node.finish()
         let call = try CallLogRecord(row: try #require(try store.sessions(after: nil, limit: 1, transcribedOnly: true).first))
@@ -115,7 +115,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("stopTranscription closes the transcript; the next final opens a new tid; startTranscription sets its start")
     func transcriptionRuns() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try harness(folder)
         let store = try reader(folder)
         try node.push(final(0, "one", at: 0))
@@ -144,10 +144,10 @@ struct TranscriptStoreNodeTests {
     @Test("times: session start and end, a run's start (graph start, startTranscription, else its first final), end at each final and at stop",
           arguments: [true, false])
     func times(autoStart: Bool) throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let clock = Mutex<Int64>(1000)
         func at(_ time: Int64) { clock.withLock { $0 = time } }
-        let path = folder.file("t.sqlite")
+        let path = folder.path("t.sqlite")
         let configuration = NodeConfiguration(id: "store", type: "transcript-store", values: ["path": .string(path)],
                                               session: SessionSettings(id: "m", autoStartTranscription: autoStart))
         let node = try TranscriptStoreNode(configuration: configuration, openStore: { path throws(TranscriptsError) in
@@ -181,7 +181,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("a second final for a segment, and empty finals, are ignored")
     func duplicatesAndEmpty() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try harness(folder)
         try node.push(final(0, "hello", at: 0))
         try node.push(final(0, "hello again", at: 0))
@@ -194,7 +194,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("language: the result's own, else setLanguage's, else the session's captionLanguage")
     func languages() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         var session = Self.session
         session.captionLanguage = "fr-FR"
         let node = try harness(folder, session: session)
@@ -214,7 +214,7 @@ struct TranscriptStoreNodeTests {
 
     @Test("stop is idempotent, after finish and without it; a stopped node ignores late finals")
     func idempotentStop() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try harness(folder)
         try node.push(final(0, "one", at: 0))
         node.stop()
@@ -231,9 +231,9 @@ struct TranscriptStoreNodeTests {
 
     @Test("a store that cannot be created is exit 73 naming the path")
     func cannotCreate() throws {
-        let folder = try ScratchFolder()
-        try "a file".write(toFile: folder.file("blocker"), atomically: true, encoding: .utf8)
-        let path = folder.file("blocker/t.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        try "a file".write(toFile: folder.path("blocker"), atomically: true, encoding: .utf8)
+        let path = folder.path("blocker/t.sqlite")
         #expect {
             _ = try NodeHarness(type: TranscriptStoreNode.self, id: "store", parameters: ["path": .string(path)], input: nil)
         } throws: { error in
@@ -244,8 +244,8 @@ struct TranscriptStoreNodeTests {
 
     @Test("a failed write is exit 74 naming the store; the session still ends")
     func writeFailure() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("t.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("t.sqlite")
         let base = try SQLiteTranscriptStore(path: path)
         let store = ControllableStore(base)
         let configuration = NodeConfiguration(id: "store", type: "transcript-store", values: ["path": .string(path)],

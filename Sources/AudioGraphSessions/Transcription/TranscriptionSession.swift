@@ -7,8 +7,10 @@ import Synchronization
 ///
 /// - Captions show only while transcription runs *and* captions are on; stopping transcription clears the
 ///   captions on screen; starting again opens new segments.
-/// - The session reaches nodes through roles (`TranscriberRole`, `CaptionRole`, `TranscriptStoreRole`), never by
-///   type name, so a config that swaps the recognizer engine or the caption format runs the same code.
+/// - The session never names a node type: it reads the recognizers' engines and languages through
+///   `TranscriberRole`, and steers every node with in-band `ControlCommand`s (start/stop transcription, captions
+///   on/off, caption language) that each node handles or forwards, so a config that swaps the recognizer engine
+///   or the caption format runs the same code.
 /// - Settings come from the config's `session` block, or from `SessionSettings` in code.
 ///
 /// ```swift

@@ -345,14 +345,12 @@ enum BatchFixtures {
     /// Polls `batch status --json` until `condition` holds (true) or 30 s pass (false).
     static func waitForStatus(in dir: TemporaryFolder, store: String, timeout: Double = 30,
                               _ condition: ([String: Any]) -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        try await eventually(timeout: timeout, every: .milliseconds(200)) {
             // A status read takes well under a second; 30 s is a hang (its stacks go into the failure).
             let result = try await Harness.audiograph(["batch", "status", "--store", store, "--json"], in: dir, limit: 30)
-            if result.status == 0, let status = try? json(result.stdout), condition(status) { return true }
-            try await Task.sleep(for: .milliseconds(200))
+            guard result.status == 0, let status = try? json(result.stdout) else { return false }
+            return condition(status)
         }
-        return false
     }
 
     /// The killed-worker scenario against `store` (a SQLite path or a PostgreSQL URL).

@@ -178,13 +178,8 @@ final class HeadlessChromium: Sendable {
     /// the page's console log.
     func waitUntil(_ condition: String, timeout: Double = 30, interval: Duration = .milliseconds(50),
                    diagnostics: String? = nil) async throws {
-        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         let check = "(async () => Boolean(await (\n\(condition)\n)))()"
-        while true {
-            if try await evaluate(check) == .bool(true) { return }
-            if ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: interval)
-        }
+        if try await eventually(timeout: timeout, every: interval, { try await evaluate(check) == .bool(true) }) { return }
         var message = "timed out after \(timeout) s waiting for: \(condition)"
         if let diagnostics {
             let value = (try? await evaluate(diagnostics)).map { "\($0)" } ?? "(could not evaluate)"

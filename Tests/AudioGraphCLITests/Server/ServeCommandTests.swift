@@ -20,14 +20,14 @@ struct ServeCommandTests {
     /// Waits until `GET /v1/live` (as `token`'s user) lists session `id`: a pipeline is attached to the server
     /// just after the server starts. Each try is a request; the wait ends after `serveTimeout`.
     private func waitUntilLive(_ server: ServeProcess, id: String, token: String) async throws -> [String: Any]? {
-        let deadline = Date().addingTimeInterval(serveTimeout)
-        while Date() < deadline {
+        var live: [String: Any]?
+        _ = try await eventually(timeout: serveTimeout) {
             let reply = try await ServeHTTP.get(server.url("/v1/live"), token: token)
             let sessions = try reply.json()["sessions"] as? [[String: Any]] ?? []
-            if let session = sessions.first(where: { $0["id"] as? String == id }) { return session }
-            await Task.yield()
+            live = sessions.first(where: { $0["id"] as? String == id })
+            return live != nil
         }
-        return nil
+        return live
     }
 
     /// Checks a caption stream: caption events with increasing ids, partial/final with segment and revision,

@@ -7,11 +7,13 @@ import Testing
 /// A source for the capture tests: `blocks` blocks of a tone, then it throws (a device that vanished), or, with
 /// `denyAtStart`, a refusal at open time worded as `mic-source` words a sound server's refusal.
 final class FailingSourceNode: SourceNode, @unchecked Sendable {
+    static let blocksParameter = Parameter.integer("blocks", range: 0...10_000, default: 5, doc: "Blocks before failing.")
+    static let denyAtStartParameter = Parameter.boolean("denyAtStart", default: false,
+                                                        doc: "Refuse at start as a denied microphone.")
+    static let tagParameter = Parameter.string("tag", default: "", doc: "Named in `failed` once the failure is thrown.")
     static let descriptor = NodeDescriptor(
         type: "test-failing-source", summary: "Fails after some blocks, or refuses at start.", category: .source,
-        parameters: [ParameterSpec("blocks", .integer(range: 0...10_000), default: 5, doc: "Blocks before failing."),
-                     ParameterSpec("denyAtStart", .boolean, default: false, doc: "Refuse at start as a denied microphone."),
-                     ParameterSpec("tag", .string, default: "", doc: "Named in `failed` once the failure is thrown.")],
+        parameters: [blocksParameter.spec, denyAtStartParameter.spec, tagParameter.spec],
         inputs: [], outputs: [.init(produces: [.audio], forwardsInput: false)])
     let format = AudioFormat(sampleRate: 16000, channels: 1)
     private let blocks: Int
@@ -24,9 +26,9 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
     static let failed = Mutex<Set<String>>([])
 
     init(configuration: NodeConfiguration) throws {
-        blocks = configuration.int("blocks") ?? 5
-        deny = configuration.bool("denyAtStart") ?? false
-        tag = configuration.string("tag") ?? ""
+        blocks = configuration[Self.blocksParameter]
+        deny = configuration[Self.denyAtStartParameter]
+        tag = configuration[Self.tagParameter]
         self.configuration = configuration
     }
 

@@ -18,17 +18,8 @@ struct KeepRecordingTests {
     static let clip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("AudioGraphSpeechTests/Fixtures/goforward.wav").path
 
-    /// A scratch folder, removed afterwards.
-    final class Scratch {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("keep-\(UUID())")
-        init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
-    }
-
     /// A capture whose "microphone" is the clip, read as fast as it goes, kept at `keep`.
-    private func capture(keep: String, temporary: Scratch) -> VoiceCaptureSession {
+    private func capture(keep: String, temporary: TemporaryFolder) -> VoiceCaptureSession {
         var configuration = VoiceCaptureSession.Configuration(
             source: NodeSpec(id: "mic", type: "file-source",
                              parameters: JSONObject([("path", .string(Self.clip)), ("realtime", .bool(false))])),
@@ -39,8 +30,7 @@ struct KeepRecordingTests {
 
     private func recordAll(_ session: VoiceCaptureSession) async throws -> VoiceCaptureResult {
         try await session.startRecording()
-        let deadline = Date().addingTimeInterval(60)
-        while session.level.recordingDuration < 2.78, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await eventually(every: .milliseconds(5)) { session.level.recordingDuration >= 2.78 }
         return try await session.stopAndTranscribe()
     }
 
@@ -52,8 +42,8 @@ struct KeepRecordingTests {
 
     @Test("a folder with a file in it is refused before recording starts, and both survive")
     func folderIsRefused() async throws {
-        let scratch = try Scratch()
-        let temporary = try Scratch()
+        let scratch = try TemporaryFolder(prefix: "keep")
+        let temporary = try TemporaryFolder(prefix: "keep")
         try FileManager.default.createDirectory(atPath: scratch.path("kept.m4a"), withIntermediateDirectories: true)
         try "mine".write(toFile: scratch.path("kept.m4a/notes.txt"), atomically: true, encoding: .utf8)
         let session = capture(keep: scratch.path("kept.m4a"), temporary: temporary)
@@ -72,8 +62,8 @@ struct KeepRecordingTests {
 
     @Test("a FIFO, and a link to a FIFO, are refused and left as they are")
     func fifoIsRefused() async throws {
-        let scratch = try Scratch()
-        let temporary = try Scratch()
+        let scratch = try TemporaryFolder(prefix: "keep")
+        let temporary = try TemporaryFolder(prefix: "keep")
         #expect(mkfifo(scratch.path("pipe"), 0o600) == 0)
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link.m4a"), withDestinationPath: scratch.path("pipe"))
         for name in ["pipe", "link.m4a"] {
@@ -88,8 +78,8 @@ struct KeepRecordingTests {
 
     @Test("an existing regular file is replaced by the recording, keeping its mode, with nothing left beside it")
     func regularFileIsReplaced() async throws {
-        let scratch = try Scratch()
-        let temporary = try Scratch()
+        let scratch = try TemporaryFolder(prefix: "keep")
+        let temporary = try TemporaryFolder(prefix: "keep")
         try "old take".write(toFile: scratch.path("take.m4a"), atomically: true, encoding: .utf8)
         #expect(chmod(scratch.path("take.m4a"), 0o600) == 0)
         let result = try await recordAll(capture(keep: scratch.path("take.m4a"), temporary: temporary))
@@ -103,8 +93,8 @@ struct KeepRecordingTests {
 
     @Test("a link to a regular file stays a link; the file it points to is replaced")
     func linkToRegularFileKeepsTheLink() async throws {
-        let scratch = try Scratch()
-        let temporary = try Scratch()
+        let scratch = try TemporaryFolder(prefix: "keep")
+        let temporary = try TemporaryFolder(prefix: "keep")
         try FileManager.default.createDirectory(atPath: scratch.path("takes"), withIntermediateDirectories: true)
         try "old take".write(toFile: scratch.path("takes/real.m4a"), atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: scratch.path("latest.m4a"), withDestinationPath: "takes/real.m4a")

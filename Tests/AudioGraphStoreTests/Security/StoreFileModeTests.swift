@@ -15,8 +15,8 @@ struct StoreFileModeTests {
 
     @Test("a new store, its -wal and -shm, and the folder made for it")
     func storeFiles() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("new/db/t.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("new/db/t.sqlite")
         let store = try SQLiteTranscriptStore(path: path)
         defer { store.close() }
         // A write while the connection is open: the -wal and -shm exist now.
@@ -26,13 +26,13 @@ struct StoreFileModeTests {
         #expect(try mode(path) == 0o600)
         #expect(try mode(path + "-wal") == 0o600)
         #expect(try mode(path + "-shm") == 0o600)
-        #expect(try mode(folder.file("new/db")) == 0o700)
+        #expect(try mode(folder.path("new/db")) == 0o700)
     }
 
     @Test("an existing store file keeps its mode (the store never changes a mode it did not set)")
     func existingFileKeepsItsMode() throws {
-        let folder = try ScratchFolder()
-        let path = folder.file("t.sqlite")
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
+        let path = folder.path("t.sqlite")
         try SQLiteTranscriptStore(path: path).close()
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         let store = try SQLiteTranscriptStore(path: path)
@@ -42,17 +42,17 @@ struct StoreFileModeTests {
 
     @Test("the transcripts folder and each transcript's JSON file")
     func transcriptFiles() throws {
-        let folder = try ScratchFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-store-tests")
         let node = try NodeHarness(type: TranscriptStoreNode.self, id: "store",
-                                   parameters: ["path": .string(folder.file("db/t.sqlite"))], input: nil,
+                                   parameters: ["path": .string(folder.path("db/t.sqlite"))], input: nil,
                                    session: SessionSettings(id: "m", autoStartTranscription: true))
         try node.push(Event(node: "asr", time: 0, payload: .transcript(TranscriptUpdate(
             segment: 0, revision: 1, isFinal: true, start: 0, end: 1, text: "private words"))))
         try node.finish()
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.file("db/transcripts"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path("db/transcripts"))
         #expect(files.count == 1 && files[0].hasSuffix(".json"), "\(files)")
-        #expect(try mode(folder.file("db/transcripts")) == 0o700)
-        for file in files { #expect(try mode(folder.file("db/transcripts/\(file)")) == 0o600) }
-        #expect(try mode(folder.file("db/t.sqlite")) == 0o600)
+        #expect(try mode(folder.path("db/transcripts")) == 0o700)
+        for file in files { #expect(try mode(folder.path("db/transcripts/\(file)")) == 0o600) }
+        #expect(try mode(folder.path("db/t.sqlite")) == 0o600)
     }
 }

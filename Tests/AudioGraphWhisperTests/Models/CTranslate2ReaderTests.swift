@@ -1,5 +1,6 @@
 /// Issue 15, install (model conversion): the CTranslate2 reader indexes variables without reading their data,
 /// follows aliases, and names the file when the model is cut short or malformed.
+import AudioGraphTestKit
 import Foundation
 import Testing
 @testable import AudioGraphWhisper
@@ -16,9 +17,9 @@ import Testing
     }
 
     @Test func indexesVariablesAndReadsTheirDataOnDemand() throws {
-        let folder = try ModelTestFolder()
-        try sample().write(to: folder.file("model.bin"))
-        let reader = try CTranslate2Reader(path: folder.file("model.bin"))
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
+        try sample().write(to: folder.path("model.bin"))
+        let reader = try CTranslate2Reader(path: folder.path("model.bin"))
         #expect(reader.specName == "WhisperSpec" && reader.version == 6)
         #expect(reader.names == ["encoder/num_heads", "decoder/embeddings/weight"])
         #expect(try reader.integerScalar("encoder/num_heads") == 6)
@@ -28,8 +29,8 @@ import Testing
     }
 
     @Test func aModelCutShortIsCorruptAndNamed() throws {
-        let folder = try ModelTestFolder()
-        let path = folder.file("model.bin")
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
+        let path = folder.path("model.bin")
         let bytes = sample().bytes()
         for length in [0, 3, 10, bytes.count - 20, bytes.count - 1] {
             try Data(bytes.prefix(length)).write(to: URL(fileURLWithPath: path))
@@ -43,8 +44,8 @@ import Testing
     }
 
     @Test func aWrongVersionOrDataTypeOrSizeIsCorrupt() throws {
-        let folder = try ModelTestFolder()
-        let path = folder.file("model.bin")
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
+        let path = folder.path("model.bin")
         var builder = sample()
         builder.version = 5
         try builder.write(to: path)
@@ -72,17 +73,17 @@ import Testing
     }
 
     @Test func aModelThatIsNotWhisperOrLacksTensorsIsRefusedByTheConverter() throws {
-        let folder = try ModelTestFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
         var builder = sample()
         builder.spec = "TransformerSpec"
-        try builder.write(to: folder.file("model.bin"))
-        try Data("!\n<|endoftext|>\n".utf8).write(to: URL(fileURLWithPath: folder.file("vocabulary.txt")))
-        let output = folder.file("out.bin")
-        #expect(throws: ModelConversionError.corrupt(path: folder.file("model.bin"), reason: "spec TransformerSpec, expected WhisperSpec")) {
+        try builder.write(to: folder.path("model.bin"))
+        try Data("!\n<|endoftext|>\n".utf8).write(to: URL(fileURLWithPath: folder.path("vocabulary.txt")))
+        let output = folder.path("out.bin")
+        #expect(throws: ModelConversionError.corrupt(path: folder.path("model.bin"), reason: "spec TransformerSpec, expected WhisperSpec")) {
             try WhisperModelConverter.convert(ctranslate2Folder: folder.path, to: output)
         }
-        try sample().write(to: folder.file("model.bin"))
-        #expect(throws: ModelConversionError.corrupt(path: folder.file("model.bin"), reason: "no variable encoder/conv1/weight")) {
+        try sample().write(to: folder.path("model.bin"))
+        #expect(throws: ModelConversionError.corrupt(path: folder.path("model.bin"), reason: "no variable encoder/conv1/weight")) {
             try WhisperModelConverter.convert(ctranslate2Folder: folder.path, to: output)
         }
         #expect(!FileManager.default.fileExists(atPath: output))

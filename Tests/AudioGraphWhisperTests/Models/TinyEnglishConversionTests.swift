@@ -9,9 +9,9 @@ import Testing
 
 @Suite(.serialized) struct TinyEnglishConversionTests {
     @Test func hyperparametersFiltersAndVocabularyAreWhisperCpps() throws {
-        let folder = try ModelTestFolder()
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
         let model = try ModelTestSupport.unpackTinyEnglish(into: folder)
-        let output = folder.file("ggml-tiny.en.bin")
+        let output = folder.path("ggml-tiny.en.bin")
         let written = try WhisperModelConverter.convert(ctranslate2Folder: model, to: output)
         let converted = try ModelTestSupport.readPreamble(output)
         // magic, then n_vocab, n_audio_ctx, n_audio_state, n_audio_head, n_audio_layer, n_text_ctx, n_text_state,
@@ -39,8 +39,8 @@ import Testing
     }
 
     @Test func theConvertedModelDecodesRealSpeech() throws {
-        let folder = try ModelTestFolder()
-        let output = folder.file("ggml-tiny.en.bin")
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
+        let output = folder.path("ggml-tiny.en.bin")
         try WhisperModelConverter.convert(ctranslate2Folder: try ModelTestSupport.unpackTinyEnglish(into: folder), to: output)
         let decoder = try GreedyDecoder(model: output)
         let jfk = try decoder.transcribe(try ModelTestSupport.fixture("jfk.wav"))
@@ -54,11 +54,11 @@ import Testing
 
     /// Speech the converter was never looked at with: espeak-ng, made now, resampled to 16 kHz with sox.
     @Test func theConvertedModelDecodesUnseenSyntheticSpeech() throws {
-        let folder = try ModelTestFolder()
-        let output = folder.file("ggml-tiny.en.bin")
+        let folder = try TemporaryFolder(prefix: "audiograph-models")
+        let output = folder.path("ggml-tiny.en.bin")
         try WhisperModelConverter.convert(ctranslate2Folder: try ModelTestSupport.unpackTinyEnglish(into: folder), to: output)
         let sentence = "please send the quarterly report to the finance team before friday"
-        let raw = folder.file("raw.wav"), speech = folder.file("speech.wav")
+        let raw = folder.path("raw.wav"), speech = folder.path("speech.wav")
         try ModelTestSupport.runTool(["espeak-ng", "-v", "en-us", "-s", "150", "-w", raw, sentence])
         try ModelTestSupport.runTool(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", speech])
         let heard = try GreedyDecoder(model: output).transcribe(speech)

@@ -19,17 +19,17 @@ public final class ClipCounterNode: AudioNode {
     /// from it carries them.
     public static let clipKind: FrameKind = "clip"
 
+    static let thresholdDb = Parameter.number("thresholdDb", range: -60...0, default: -1,
+                                              doc: "Level in dBFS at or above which a sample counts (-1: clipping).")
+    static let minGapMs = Parameter.integer("minGapMs", range: 0...10_000, default: 20,
+                                            doc: "Over samples closer together than this belong to one run.")
+
     public static let descriptor = NodeDescriptor(
         type: "clip-counter",
         summary: "Finds runs of samples at or above `thresholdDb`; emits a `clip` event per run and a "
             + "`clipSummary` at the end. Passes audio through.",
         category: .filter,
-        parameters: [
-            ParameterSpec("thresholdDb", .number(range: -60...0), default: -1,
-                          doc: "Level in dBFS at or above which a sample counts (-1: clipping)."),
-            ParameterSpec("minGapMs", .integer(range: 0...10_000), default: 20,
-                          doc: "Over samples closer together than this belong to one run."),
-        ],
+        parameters: [thresholdDb.spec, minGapMs.spec],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [clipKind], forwardsInput: true)])
 
@@ -53,9 +53,8 @@ public final class ClipCounterNode: AudioNode {
     private var endPosition: Int64 = 0
 
     public init(configuration: NodeConfiguration) throws {
-        let db = configuration.double("thresholdDb") ?? -1
-        threshold = Float(pow(10, db / 20))
-        minGapMs = configuration.int("minGapMs") ?? 20
+        threshold = Float(pow(10, configuration[Self.thresholdDb] / 20))
+        minGapMs = configuration[Self.minGapMs]
     }
 
     public func start(_ context: NodeContext) throws {

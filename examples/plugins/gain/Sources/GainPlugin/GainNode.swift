@@ -4,15 +4,16 @@ import Foundation
 /// `gain`: multiplies every sample by a gain in dB, optionally limiting to full scale. Each buffer it had to
 /// limit is reported as a `clipped` event (kind `clip`) with how many samples were over.
 public final class GainNode: AudioNode {
+    static let gainDb = Parameter.number("gainDb", range: -96...48, default: 0,
+                                         doc: "Gain in dB (6.02 doubles the amplitude).")
+    static let limit = Parameter.boolean("limit", default: true,
+                                         doc: "Clamp samples to -1…1 and emit a `clipped` event for each buffer that needed it.")
+
     public static let descriptor = NodeDescriptor(
         type: "gain",
         summary: "Changes the level by a gain in dB; with limit, clamps to full scale and reports clipped buffers.",
         category: .filter,
-        parameters: [
-            ParameterSpec("gainDb", .number(range: -96...48), default: 0, doc: "Gain in dB (6.02 doubles the amplitude)."),
-            ParameterSpec("limit", .boolean, default: true,
-                          doc: "Clamp samples to -1…1 and emit a `clipped` event for each buffer that needed it."),
-        ],
+        parameters: [gainDb.spec, limit.spec],
         inputs: [.init(requires: [.audio])],
         outputs: [.init(produces: [.audio, "clip"], forwardsInput: true)])
 
@@ -20,9 +21,8 @@ public final class GainNode: AudioNode {
     private let limit: Bool
 
     public init(configuration: NodeConfiguration) throws {
-        let gainDb = configuration.double("gainDb") ?? 0
-        factor = Float(pow(10, gainDb / 20))
-        limit = configuration.bool("limit") ?? true
+        factor = Float(pow(10, configuration[Self.gainDb] / 20))
+        limit = configuration[Self.limit]
     }
 
     public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws {
