@@ -31,9 +31,9 @@ import Testing
         #expect(throws: GraphError(.missingInput, at: folder, "cannot read the config file")) {
             try ConfigLoader.load(path: folder)
         }
-        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID()).json")
+        let scratch = try TemporaryFolder(prefix: "bad")
+        let binary = scratch.url.appendingPathComponent("bad.json")
         try Data([0xFF, 0xFE, 0x00]).write(to: binary)
-        defer { try? FileManager.default.removeItem(at: binary) }
         #expect(throws: GraphError(.invalidConfig, at: binary.path, "the config file is not UTF-8 text")) {
             try ConfigLoader.load(path: binary.path)
         }

@@ -29,11 +29,9 @@ enum FFmpegTestSupport {
     /// tool never blocks on a full pipe.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> ToolResult {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("out")
-        let errURL = folder.appendingPathComponent("err")
+        let folder = try TemporaryFolder(prefix: "tool")
+        let outURL = folder.url.appendingPathComponent("out")
+        let errURL = folder.url.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)

@@ -163,9 +163,8 @@ struct MicrophoneCaptureTests {
     @Test func cancellingEndsCaptureAndFinalizesDownstream() throws {
         let sink = try PrivateSink()
         defer { sink.remove() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agmic-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let wav = directory.appendingPathComponent("capture.wav").path
+        let folder = try TemporaryFolder(prefix: "agmic")
+        let wav = folder.path("capture.wav")
         let graph = try buildMicrophoneGraph(
             "\"mic\": {\"type\": \"mic-source\", \"device\": \"\(sink.monitor)\", \"blockMs\": 50}, "
                 + "\"rec\": {\"type\": \"test-recorder\"}, \"wav\": {\"type\": \"wav-sink\", \"path\": \"\(wav)\"}",

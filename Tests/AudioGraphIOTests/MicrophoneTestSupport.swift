@@ -66,15 +66,17 @@ struct TestFailure: Error, CustomStringConvertible {
 /// `auth-anonymous=0` and a freshly made random cookie. Any client of ours sends its own cookie, so the server
 /// answers PA_ERR_ACCESS: a real "permission denied".
 final class RefusingSoundServer {
-    let directory: URL
+    /// The daemon's own folder (cookie, log, runtime and state), removed after the daemon stops.
+    private let folder: TemporaryFolder
     let cookiePath: String
     private(set) var address = ""
     private var pid: pid_t?
 
+    var directory: URL { folder.url }
+
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("agmic-deny-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        cookiePath = directory.appendingPathComponent("cookie").path
+        folder = try TemporaryFolder(prefix: "agmic-deny")
+        cookiePath = folder.path("cookie")
         var cookie = [UInt8](repeating: 0, count: 256)
         for index in cookie.indices { cookie[index] = UInt8.random(in: 0...255) }
         try Data(cookie).write(to: URL(fileURLWithPath: cookiePath))
@@ -143,7 +145,6 @@ final class RefusingSoundServer {
 
     deinit {
         stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

@@ -1,10 +1,13 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Testing
 
 /// A store in a temporary folder with sessions for two users, an API over it, and tokens for both.
 final class APIFixture: @unchecked Sendable {
-    let folder: URL
+    /// Holds the store's files; removed after the store is closed.
+    private let temporary: TemporaryFolder
+    var folder: URL { temporary.url }
     let store: SQLiteTranscriptStore
     let tokens: AccessTokens
     let live = LiveSessions()
@@ -17,8 +20,8 @@ final class APIFixture: @unchecked Sendable {
     static let publicURL = "http://127.0.0.1:9"
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-tests-\(UUID())")
-        store = try SQLiteTranscriptStore(path: folder.appendingPathComponent("transcripts.sqlite").path)
+        temporary = try TemporaryFolder(prefix: "server-tests")
+        store = try SQLiteTranscriptStore(path: temporary.path("transcripts.sqlite"))
         tokens = AccessTokens(store: store)
         api = TranscriptsAPI(store: store, tokens: tokens, live: live, publicURL: Self.publicURL)
         aliceToken = try tokens.create(user: "alice").token
@@ -27,7 +30,6 @@ final class APIFixture: @unchecked Sendable {
 
     deinit {
         store.close()
-        try? FileManager.default.removeItem(at: folder)
     }
 
     /// A session row of `id` that `participants` took part in, with `count` transcripts of one utterance each.

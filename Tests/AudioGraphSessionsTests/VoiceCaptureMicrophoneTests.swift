@@ -30,12 +30,10 @@ import Testing
         try #require(loaded.status == 0, "pactl load-module")
         defer { _ = try? Self.run("pactl", ["unload-module", loaded.output.trimmingCharacters(in: .whitespacesAndNewlines)]) }
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mic-capture-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder(prefix: "mic-capture")
         let capture = VoiceCaptureSession(configuration: VoiceCaptureSession.Configuration(
             source: NodeSpec(id: "mic", type: "mic-source", parameters: JSONObject([("device", .string(sink + ".monitor"))])),
-            temporaryDirectory: folder))
+            temporaryDirectory: folder.url))
         try await capture.startRecording()
         #expect(await capture.state == .recording)
         let levels = capture.levels()

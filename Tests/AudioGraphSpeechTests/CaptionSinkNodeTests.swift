@@ -104,10 +104,8 @@ struct CaptionSinkNodeTests {
             return
         }
         // A full disk, through a link to /dev/full made in the test's own folder (never the device's own path).
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let full = folder + "/full.srt"
+        let folder = try TemporaryFolder(prefix: "full")
+        let full = folder.path("full.srt")
         try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
         let sink = try harness(CaptionTestSupport.parameters(format: "srt", path: full))
         let error = CaptionTestSupport.graphError { try sink.push(finalUpdate(1, "no room", at: 0)) }

@@ -10,11 +10,8 @@ enum CaptionTestSupport {
 
     /// A fresh temporary directory, removed when `body` returns.
     static func withScratchDirectory<T>(_ body: (String) throws -> T) throws -> T {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("CaptionTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: url) }
-        return try body(url.path)
+        let folder = try TemporaryFolder(prefix: "CaptionTests")
+        return try withExtendedLifetime(folder) { try body(folder.path) }
     }
 
     /// The `GraphError` that `body` throws, or nil.

@@ -31,12 +31,11 @@ import Testing
     }()
 
     static func batchDecode(_ clip: String) -> [(String, Int)] {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("psbatch-\(UUID())")
-        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let control = work.appendingPathComponent("clips.ctl")
+        // (Without a folder, pocketsphinx_batch has no control file and decodes nothing: no words either way.)
+        guard let work = try? TemporaryFolder(prefix: "psbatch") else { return [] }
+        let control = work.url.appendingPathComponent("clips.ctl")
         try? (clip + "\n").write(to: control, atomically: true, encoding: .utf8)
-        let segments = work.appendingPathComponent("seg.txt")
+        let segments = work.url.appendingPathComponent("seg.txt")
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pocketsphinx_batch")
         let model = PocketSphinxEngine.defaultModelFolder
@@ -194,10 +193,8 @@ import Testing
     }
 
     @Test func aMissingModelIsUnavailableExit69() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("empty-model-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let dict = folder.appendingPathComponent("missing.dict").path
+        let folder = try TemporaryFolder(prefix: "empty-model")
+        let dict = folder.path("missing.dict")
         do {
             _ = try make(["dict": .string(dict)])
             Issue.record("expected an error")
@@ -210,10 +207,9 @@ import Testing
     }
 
     @Test func keyphraseAndGrammarExcludeEachOther() throws {
-        let grammar = FileManager.default.temporaryDirectory.appendingPathComponent("g-\(UUID()).gram")
-        try "#JSGF V1.0;\ngrammar g;\npublic <cmd> = go forward;\n".write(to: grammar, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: grammar) }
-        #expect(throws: GraphError.self) { try make(["keyphrase": "go forward", "grammar": .string(grammar.path)]) }
+        let folder = try TemporaryFolder(prefix: "g")
+        let grammar = try folder.write("g.gram", "#JSGF V1.0;\ngrammar g;\npublic <cmd> = go forward;\n")
+        #expect(throws: GraphError.self) { try make(["keyphrase": "go forward", "grammar": .string(grammar)]) }
     }
 }
 
@@ -257,14 +253,13 @@ import Testing
     }
 
     @Test func aJSGFGrammarLimitsWhatCanBeRecognized() throws {
-        let grammar = FileManager.default.temporaryDirectory.appendingPathComponent("robot-\(UUID()).gram")
-        try """
+        let folder = try TemporaryFolder(prefix: "robot")
+        let grammar = try folder.write("robot.gram", """
             #JSGF V1.0;
             grammar robot;
             public <command> = (go | turn) (forward | back | left | right) [(one | two | ten) meters];
-            """.write(to: grammar, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: grammar) }
-        let result = try finals(["grammar": .string(grammar.path)])
+            """)
+        let result = try finals(["grammar": .string(grammar)])
         #expect(result.map(\.text) == ["go forward ten meters"])
     }
 

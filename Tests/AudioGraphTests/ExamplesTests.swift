@@ -24,14 +24,13 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         let path = packageRoot.appendingPathComponent("examples/\(name)").path
         var spec = try ConfigLoader.load(path: path)
         let registry = NodeRegistry.builtins
-        let outputFolder = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: outputFolder) }
+        let outputFolder = try TemporaryFolder(prefix: "example")
         var outputs: [String] = []
         for index in spec.nodes.indices {
             let descriptor = try #require(registry.entry(for: spec.nodes[index].type)).descriptor
             for parameter in descriptor.parameters where parameter.kind == .path(.output) {
                 guard let original = spec.nodes[index].parameters[parameter.name]?.stringValue else { continue }
-                let redirected = outputFolder.appendingPathComponent(spec.nodes[index].id + "-" + URL(fileURLWithPath: original).lastPathComponent).path
+                let redirected = outputFolder.url.appendingPathComponent(spec.nodes[index].id + "-" + URL(fileURLWithPath: original).lastPathComponent).path
                 spec.nodes[index].parameters[parameter.name] = .string(redirected)
                 outputs.append(redirected)
             }

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -52,9 +53,8 @@ struct HeadlessChromiumBrowserTests {
                 try await browser.waitUntil("false", timeout: 0.3)
             }
 
-            let shot = FileManager.default.temporaryDirectory
-                .appendingPathComponent("audiograph-driver-\(UUID().uuidString).png")
-            defer { try? FileManager.default.removeItem(at: shot) }
+            let folder = try TemporaryFolder(prefix: "audiograph-driver")
+            let shot = folder.url.appendingPathComponent("shot.png")
             try await browser.screenshot(to: shot)
             let png = try Data(contentsOf: shot)
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 
@@ -7,10 +8,8 @@ import Testing
 @Suite struct TrailerAppendFileTests {
     /// A fresh folder, removed when `body` returns.
     private func inFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trailer-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try body(folder)
+        let folder = try TemporaryFolder(prefix: "trailer")
+        try withExtendedLifetime(folder) { try body(folder.path) }
     }
 
     private func contents(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }

@@ -42,22 +42,20 @@ struct PathConflictTests {
         return try GraphBuilder(registry: registry(made)).build(spec)
     }
 
-    static func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("path-conflicts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        try Data("audio".utf8).write(to: url.appendingPathComponent("in.wav"))
-        return url
+    static func folder() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder(prefix: "path-conflicts")
+        try Data("audio".utf8).write(to: folder.url.appendingPathComponent("in.wav"))
+        return folder
     }
 
     @Test("an output naming the input, directly or through a dangling symlink's folder: 65 naming both, nothing made")
     func outputIsInput() throws {
-        let dir = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try Self.folder()
         let made = Made()
         for output in ["in.wav", "./x/../in.wav"] {
             do {
                 _ = try Self.build("\"src\": {\"type\": \"reader\", \"path\": \"in.wav\"}, \"out\": {\"type\": \"writer\", \"path\": \"\(output)\"}",
-                                   links: "\"src -> out\"", in: dir, made: made)
+                                   links: "\"src -> out\"", in: folder.url, made: made)
                 Issue.record("built a graph whose output \(output) is its input")
             } catch {
                 #expect(error.code == .invalidConfig && error.location == "nodes.out.path", "\(error)")
@@ -69,17 +67,16 @@ struct PathConflictTests {
 
     @Test("a dangling symlink resolves to the file it would create; two writers of one new file are refused")
     func danglingSymlink() throws {
-        let dir = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.wav").path,
+        let folder = try Self.folder()
+        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("link.wav").path,
                                                    withDestinationPath: "new/target.wav")
-        #expect(ResolvedPath(dir.appendingPathComponent("link.wav").path)
-                == ResolvedPath(dir.appendingPathComponent("new/sub/../target.wav").path))
+        #expect(ResolvedPath(folder.url.appendingPathComponent("link.wav").path)
+                == ResolvedPath(folder.url.appendingPathComponent("new/sub/../target.wav").path))
         do {
             _ = try Self.build("""
                 "src": {"type": "reader", "path": "in.wav"}, "a": {"type": "writer", "path": "new/target.wav"},
                 "b": {"type": "writer", "path": "link.wav"}
-                """, links: "\"src -> a\", \"src -> b\"", in: dir)
+                """, links: "\"src -> a\", \"src -> b\"", in: folder.url)
             Issue.record("two writers of one file were accepted")
         } catch {
             #expect(error.location == "nodes.b.path" && error.message.contains("nodes.a.path"), "\(error)")
@@ -88,29 +85,27 @@ struct PathConflictTests {
 
     @Test("shared outputs may share a file with each other, never with an input; distinct files build")
     func sharedOutputs() throws {
-        let dir = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try Self.folder()
         let graph = try Self.build("""
             "src": {"type": "reader", "path": "in.wav"}, "a": {"type": "db", "path": "t.sqlite"},
             "b": {"type": "db", "path": "t.sqlite"}, "c": {"type": "writer", "path": "out.wav"}
-            """, links: "\"src -> a\", \"src -> b\", \"src -> c\"", in: dir)
+            """, links: "\"src -> a\", \"src -> b\", \"src -> c\"", in: folder.url)
         #expect(graph.nodes.count == 4)
         #expect(throws: GraphError.self) {
             try Self.build("\"src\": {\"type\": \"reader\", \"path\": \"in.wav\"}, \"a\": {\"type\": \"db\", \"path\": \"in.wav\"}",
-                           links: "\"src -> a\"", in: dir)
+                           links: "\"src -> a\"", in: folder.url)
         }
     }
 
     @Test("an input that is a FIFO or a folder is refused (66) without being opened")
     func notRegularInputs() throws {
-        let dir = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        #expect(mkfifo(dir.appendingPathComponent("pipe.wav").path, 0o600) == 0)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("folder.wav"), withIntermediateDirectories: true)
+        let folder = try Self.folder()
+        #expect(mkfifo(folder.url.appendingPathComponent("pipe.wav").path, 0o600) == 0)
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("folder.wav"), withIntermediateDirectories: true)
         for (name, kind) in [("pipe.wav", "FIFO"), ("folder.wav", "folder")] {
             do {
                 _ = try Self.build("\"src\": {\"type\": \"reader\", \"path\": \"\(name)\"}, \"out\": {\"type\": \"writer\", \"path\": \"o.wav\"}",
-                                   links: "\"src -> out\"", in: dir)
+                                   links: "\"src -> out\"", in: folder.url)
                 Issue.record("accepted \(name)")
             } catch {
                 #expect(error.code == .missingInput && error.location == "nodes.src.path" && error.message.contains(kind),

@@ -36,13 +36,10 @@ import Testing
     static let includeFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/CAudioGraphPlugin/include").path
 
-    /// Compiles `CEnginePlugin.source` with `flags` into a fresh folder; returns the library's path.
-    static func build(_ name: String, _ flags: [String]) throws -> String {
-        let folder = NSTemporaryDirectory() + "abi-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let source = folder + "/engine_plugin.c"
-        try CEnginePlugin.source.write(toFile: source, atomically: true, encoding: .utf8)
-        let output = folder + "/" + name
+    /// Compiles `CEnginePlugin.source` with `flags` into `folder`; returns the library's path.
+    static func build(_ name: String, _ flags: [String], in folder: TemporaryFolder) throws -> String {
+        let source = try folder.write("engine_plugin.c", CEnginePlugin.source)
+        let output = folder.path(name)
         let cc = ChildProcess()
         cc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         cc.arguments = ["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-I", includeFolder] + flags + ["-o", output, source]
@@ -54,7 +51,8 @@ import Testing
 
     @Test("a C plugin's engine declares its parameters through parameters_json")
     func cPluginDeclaresParameters() throws {
-        let path = try Self.build("c-engine.so", ["-DENGINE_NAME=\"c-abi2-engine\""])
+        let folder = try TemporaryFolder(prefix: "abi-tests")
+        let path = try Self.build("c-engine.so", ["-DENGINE_NAME=\"c-abi2-engine\""], in: folder)
         let library = try PluginLibrary.load(path)
         let engine = try #require(library.engines.first)
         #expect(engine.name == "c-abi2-engine")
@@ -65,7 +63,8 @@ import Testing
 
     @Test("a plugin built for ABI 1 (v1 tables, no parameters_json) is refused naming both versions and how to rebuild")
     func abi1IsRefused() throws {
-        let path = try Self.build("abi1.so", ["-DAG_PLUGIN_ABI_VERSION=1", "-DENGINE_NAME=\"c-abi1-engine\"", "-DABI1_LAYOUT"])
+        let folder = try TemporaryFolder(prefix: "abi-tests")
+        let path = try Self.build("abi1.so", ["-DAG_PLUGIN_ABI_VERSION=1", "-DENGINE_NAME=\"c-abi1-engine\"", "-DABI1_LAYOUT"], in: folder)
         #expect(throws: PluginLoadError.abiMismatch(path, plugin: 1, host: 2)) { try PluginLibrary.load(path) }
         let message = PluginLoadError.abiMismatch(path, plugin: 1, host: 2).description
         #expect(message.contains("built for plugin ABI 1, but this audiograph loads ABI 2: rebuild the plugin"), "\(message)")
@@ -75,7 +74,8 @@ import Testing
 
     @Test("a plugin engine named like a built-in one is refused, naming the plugin and the built-in")
     func builtInNameIsRefused() throws {
-        let path = try Self.build("shadow.so", ["-DENGINE_NAME=\"pocketsphinx\""])
+        let folder = try TemporaryFolder(prefix: "abi-tests")
+        let path = try Self.build("shadow.so", ["-DENGINE_NAME=\"pocketsphinx\""], in: folder)
         var registry = NodeRegistry()
         #expect(throws: PluginLoadError.duplicate(path, "recognizer engine \"pocketsphinx\" is already registered (from built-in)")) {
             try Plugins.install(path, into: &registry)

@@ -211,9 +211,8 @@ import Testing
     }
 
     @Test func overTheSocketBodiesAreReadAndCapped() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("control-socket-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try SQLiteTranscriptStore(path: folder.appendingPathComponent("t.sqlite").path)
+        let folder = try TemporaryFolder(prefix: "control-socket")
+        let store = try SQLiteTranscriptStore(path: folder.path("t.sqlite"))
         defer { store.close() }
         let token = try AccessTokens(store: store).create(user: "alice").token
         let server = try TranscriptServer(store: store, listen: try #require(ListenAddress("127.0.0.1:0")))

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphTestKit
 import Foundation
 import Synchronization
 import Testing
@@ -72,10 +73,8 @@ struct QueuedPipelinesTests {
 
     @Test("the store cleaner removes only the sessions tagged with the item")
     func cleanerRemovesTaggedSessions() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cleaner-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let location = folder + "/t.sqlite"
+        let folder = try TemporaryFolder(prefix: "cleaner")
+        let location = folder.path("t.sqlite")
         let store = try TranscriptStores.open(location: location, create: true)
         _ = try store.createSession(NewSession(sessionID: "call", startTime: 1, workItem: "item-1"))
         _ = try store.createSession(NewSession(sessionID: "call", startTime: 2, workItem: "item-2"))

@@ -40,16 +40,14 @@ import Testing
     }
 
     @Test func aSwitchToSpanishDecodesTheNextUtteranceInSpanish() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("languages-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let english = folder.appendingPathComponent("english.wav").path
-        let spanish = folder.appendingPathComponent("spanish.wav").path
+        let folder = try TemporaryFolder(prefix: "languages")
+        let english = folder.path("english.wav")
+        let spanish = folder.path("spanish.wav")
         try SpokenSentences.write([("en-us", Self.english)], to: english)
         try SpokenSentences.write([("es", Self.spanish)], to: spanish, leadSeconds: 0)
         // One file: the English sentence and its 2.5 s pause (the recognizer ends an utterance after 1 s of
         // silence), then the Spanish one.
-        let audio = folder.appendingPathComponent("both.wav").path
+        let audio = folder.path("both.wav")
         let englishBlocks = try Self.frames(english) / StepSourceNode.blockFrames
         try concatenate([english, spanish], to: audio)
         let blocks = try Self.frames(audio) / StepSourceNode.blockFrames
@@ -82,10 +80,8 @@ import Testing
     }
 
     @Test func anEnglishModelRefusesTheSwitchSayingWhatItCanDo() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("languages-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let audio = folder.appendingPathComponent("english.wav").path
+        let folder = try TemporaryFolder(prefix: "languages")
+        let audio = folder.path("english.wav")
         try SpokenSentences.write([("en-us", Self.english)], to: audio)
         let model = try Self.model("tiny.en")
         let (session, graph) = try makeSession(model: model, audio: audio, blocks: 2)

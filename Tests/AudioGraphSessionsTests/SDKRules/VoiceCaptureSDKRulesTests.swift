@@ -72,12 +72,6 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
         return VoiceCaptureSession(configuration: configuration, registry: registry())
     }
 
-    func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-rules-\(UUID())")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test func errorsAreLocalizedWithTheirMessage() {
         let errors: [any Error] = [
             VoiceCaptureError.recognizerUnavailable("no model at /m.bin"), VoiceCaptureError.cancelled,
@@ -95,9 +89,8 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
     }
 
     @Test func cancelOnAnIdleCaptureIsANoOp() async throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let session = capture(dir, source: ["blocks": 10_000])
+        let folder = try TemporaryFolder(prefix: "sdk-rules")
+        let session = capture(folder.url, source: ["blocks": 10_000])
         try await session.cancel()
         try await session.cancel()
         #expect(await session.state == .idle)
@@ -109,10 +102,9 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
     }
 
     @Test func theSourceFailingMidRecordingIsRecordingFailedAndLeavesNothing() async throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try TemporaryFolder(prefix: "sdk-rules")
         let tag = UUID().uuidString
-        let session = capture(dir, source: ["blocks": 5, "tag": .string(tag)])
+        let session = capture(folder.url, source: ["blocks": 5, "tag": .string(tag)])
         try await session.startRecording()
         #expect(await session.state == .recording)
         // Stop only once the source is failing: a stop that came first ended a healthy recording (seen in CI).
@@ -129,15 +121,14 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
             #expect(error.localizedDescription.hasPrefix("recording failed: "))
         }
         #expect(await session.state == .idle)
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? ["?"]).isEmpty, "the recording is deleted")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? ["?"]).isEmpty, "the recording is deleted")
         try await session.startRecording()  // the session recovers
         try await session.cancel()
     }
 
     @Test func aDeniedMicrophoneIsMicrophonePermissionDeniedBeforeAnythingRecords() async throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let session = capture(dir, source: ["denyAtStart": true])
+        let folder = try TemporaryFolder(prefix: "sdk-rules")
+        let session = capture(folder.url, source: ["denyAtStart": true])
         let states = Mutex<[VoiceCaptureState]>([])
         let watcher = Task { for await state in session.states() { states.withLock { $0.append(state) } } }
         await #expect(throws: VoiceCaptureError.self) { try await session.startRecording() }
@@ -152,7 +143,7 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
             #expect(error.code == "microphone_permission_denied")
         }
         #expect(await session.state == .idle)
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? ["?"]).isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? ["?"]).isEmpty)
         watcher.cancel()
         #expect(states.withLock { $0 }.contains(.requestingPermissions))
     }
@@ -161,15 +152,14 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
     /// bit stops, so the denied case runs on a thread that gave up root for file access (`setfsuid`, which is
     /// per thread on Linux and drops the file capabilities with it): the kernel itself refuses the open.
     @Test func aModelThatExistsButCannotBeReadIsAPermission() throws {
-        let dir = try folder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let model = dir.appendingPathComponent("model.bin")
+        let folder = try TemporaryFolder(prefix: "sdk-rules")
+        let model = folder.url.appendingPathComponent("model.bin")
         try Data([1, 2, 3]).write(to: model)
         #expect(ModelFileAccessProbe.reason(model.path, asUser: nil) == nil, "readable")
-        #expect(ModelFileAccessProbe.reason(dir.appendingPathComponent("missing.bin").path, asUser: nil) == nil,
+        #expect(ModelFileAccessProbe.reason(folder.url.appendingPathComponent("missing.bin").path, asUser: nil) == nil,
                 "a missing model is left to recognizerUnavailable")
         #expect(chmod(model.path, 0) == 0)
-        #expect(chmod(dir.path, 0o755) == 0)
+        #expect(chmod(folder.path, 0o755) == 0)
         let denied = ModelFileAccessProbe.reason(model.path, asUser: 65534)
         #expect(denied?.contains("model: \(model.path): Permission denied") == true, "\(String(describing: denied))")
     }

@@ -69,11 +69,9 @@ import Testing
     /// speech of librivox_0870 (labelled 0.236-6.762 s) comes out as one segment.
     @Test func runsInAGraphBehindAnInsertedResampler() throws {
         _ = try SileroVADTestSupport.installedModel()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("silero-graph-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder(prefix: "silero-graph")
         let (samples, _) = try SileroVADTestSupport.read("librivox_0870")
-        let wav = folder.appendingPathComponent("stereo44.wav").path
+        let wav = folder.path("stereo44.wav")
         let converter = try LibSampleRateConverter(inputRate: 16000, outputRate: 44100, channels: 1, quality: .best)
         var mono: [Float] = []
         try samples.withUnsafeBufferPointer { try converter.process($0, into: &mono) }
@@ -82,7 +80,7 @@ import Testing
         let writer = try SoundFileWriter(path: wav, sampleRate: 44100, channels: 2, container: .wav, sampleFormat: .pcm16)
         try stereo.withUnsafeBufferPointer { try writer.write($0) }
         try writer.close()
-        let config = folder.appendingPathComponent("vad.json").path
+        let config = folder.path("vad.json")
         try """
         { "version": 1, "nodes": { "src": { "type": "file-source", "path": "\(wav)" },
                                    "vad": { "type": "vad", "engine": "silero" } },

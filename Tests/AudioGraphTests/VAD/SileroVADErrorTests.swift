@@ -5,17 +5,12 @@
 /// config error at `nodes.ID.engine` with a did-you-mean; spectral-only and silero-only parameters stay with
 /// their engine.
 import AudioGraph
+import AudioGraphTestKit
 import AudioGraphWhisper
 import Foundation
 import Testing
 
 @Suite struct SileroVADErrorTests {
-    private func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("silero-errors-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     /// Builds `src -> vad` with these vad parameters (JSON text) over a real clip.
     private func build(_ vad: String, in folder: URL) throws -> Graph {
         let config = folder.appendingPathComponent("vad.json").path
@@ -44,10 +39,10 @@ import Testing
     }
 
     @Test func missingGivenModelIsAMissingInput() throws {
-        let dir = try folder()
-        let path = dir.appendingPathComponent("ggml-none.bin").path
+        let folder = try TemporaryFolder(prefix: "silero-errors")
+        let path = folder.url.appendingPathComponent("ggml-none.bin").path
         do {
-            _ = try build(#""engine": "silero", "model": "\#(path)""#, in: dir)
+            _ = try build(#""engine": "silero", "model": "\#(path)""#, in: folder.url)
             Issue.record("no error")
         } catch let error as GraphError {
             #expect(error.code.exitCode == 66)
@@ -57,22 +52,22 @@ import Testing
     }
 
     @Test func nonSileroFilesAreRefused() throws {
-        let dir = try folder()
-        let junk = dir.appendingPathComponent("junk.bin")
+        let folder = try TemporaryFolder(prefix: "silero-errors")
+        let junk = folder.url.appendingPathComponent("junk.bin")
         try Data(repeating: 0x41, count: 4096).write(to: junk)
-        expectUnavailable(#""engine": "silero", "model": "\#(junk.path)""#, naming: junk.path, in: dir)
+        expectUnavailable(#""engine": "silero", "model": "\#(junk.path)""#, naming: junk.path, in: folder.url)
         // A whisper model is a ggml file, but not a Silero one.
         let whisper = SileroVADTestSupport.whisperFixtures.appendingPathComponent("for-tests-ggml-tiny.en.bin").path
-        expectUnavailable(#""engine": "silero", "model": "\#(whisper)""#, naming: whisper, in: dir)
+        expectUnavailable(#""engine": "silero", "model": "\#(whisper)""#, naming: whisper, in: folder.url)
     }
 
     /// A Silero file cut in its tensors passes the header check; whisper.cpp refuses it when the run starts,
     /// still before any audio flows, with the same error.
     @Test func modelCutInItsTensorsFailsAtStart() throws {
-        let dir = try folder()
-        let cut = dir.appendingPathComponent("cut.bin")
+        let folder = try TemporaryFolder(prefix: "silero-errors")
+        let cut = folder.url.appendingPathComponent("cut.bin")
         try Data(contentsOf: URL(fileURLWithPath: try SileroVADTestSupport.installedModel())).prefix(300_000).write(to: cut)
-        let graph = try build(#""engine": "silero", "model": "\#(cut.path)""#, in: dir)
+        let graph = try build(#""engine": "silero", "model": "\#(cut.path)""#, in: folder.url)
         do {
             _ = try GraphRuntime(graph: graph).run()
             Issue.record("a cut model ran")
@@ -84,9 +79,9 @@ import Testing
     }
 
     @Test func unknownEngineIsAConfigErrorWithASuggestion() throws {
-        let dir = try folder()
+        let folder = try TemporaryFolder(prefix: "silero-errors")
         do {
-            _ = try build(#""engine": "silerro""#, in: dir)
+            _ = try build(#""engine": "silerro""#, in: folder.url)
             Issue.record("no error")
         } catch let error as GraphError {
             #expect(error.code.exitCode == 65)
@@ -96,14 +91,14 @@ import Testing
     }
 
     @Test func engineParametersBelongToTheirEngine() throws {
-        let dir = try folder()
+        let folder = try TemporaryFolder(prefix: "silero-errors")
         do {
-            _ = try build(#""engine": "spectral", "threshold": 0.4"#, in: dir)
+            _ = try build(#""engine": "spectral", "threshold": 0.4"#, in: folder.url)
             Issue.record("threshold accepted on the spectral engine")
         } catch let error as GraphError {
             #expect(error.location == "nodes.vad.threshold", "\(error)")
         }
         _ = try SileroVADTestSupport.installedModel()
-        _ = try build(#""engine": "silero", "threshold": 0.4"#, in: dir)
+        _ = try build(#""engine": "silero", "threshold": 0.4"#, in: folder.url)
     }
 }

@@ -5,6 +5,7 @@
 /// every run (its SHA-256 is pinned here), and the layout of the 6.2.0 file (the same size, header and tensor
 /// headers; only the version and the weights differ).
 import AudioGraph
+import AudioGraphTestKit
 import AudioGraphWhisper
 import Foundation
 import Testing
@@ -51,9 +52,8 @@ import Testing
         let cache = ProcessInfo.processInfo.environment["AUDIOGRAPH_CACHE"].map { $0 + "/wheels/silero_vad-6.2.3-py3-none-any.whl" }
         let given = [cache, wheel].compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0) }
         let path = try #require(given, "no cached silero-vad wheel: run `audiograph models install silero-6.2.3`")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("silero-install-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let installer = WhisperModelInstaller(environment: ["AUDIOGRAPH_MODELS_DIR": dir.path, "HOME": NSHomeDirectory(),
+        let folder = try TemporaryFolder(prefix: "silero-install")
+        let installer = WhisperModelInstaller(environment: ["AUDIOGRAPH_MODELS_DIR": folder.path, "HOME": NSHomeDirectory(),
                                                            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
         let outcome = try installer.install("silero-6.2.3", wheels: [path])
         guard case .installed(let file, let digest, let bytes) = outcome else { throw InstallTestError("not installed: \(outcome)") }

@@ -1,6 +1,7 @@
 /// Issue 15, engine `whisper`, item "Logs are silent unless --verbose": whisper.cpp's and ggml's log lines are
 /// dropped unless a verbose recognizer is alive.
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 @testable import AudioGraphWhisper
@@ -8,8 +9,8 @@ import Testing
 @Suite(.serialized) struct WhisperLogTests {
     /// What the process writes to stderr while `body` runs (fd 2 goes to a temporary file meanwhile).
     private func stderr(during body: () throws -> Void) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-log-\(UUID().uuidString)").path
-        let file = open(path, O_CREAT | O_RDWR | O_TRUNC, 0o600)
+        let folder = try TemporaryFolder(prefix: "whisper-log")
+        let file = open(folder.path("stderr.log"), O_CREAT | O_RDWR | O_TRUNC, 0o600)
         try #require(file >= 0)
         let saved = dup(2)
         dup2(file, 2)
@@ -17,10 +18,9 @@ import Testing
             dup2(saved, 2)
             close(saved)
             close(file)
-            unlink(path)
         }
         try body()
-        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return (try? folder.read("stderr.log")) ?? ""
     }
 
     private func options(verbose: Bool) -> RecognizerOptions {

@@ -1,17 +1,12 @@
 /// Issue 15, engine `whisper`, item "Model": the model is checked before any audio flows; a missing, unreadable
 /// or non-whisper model is exit 69 at `nodes.ID.model`, naming the file and `audiograph models install tiny.en`.
 import AudioGraphCore
+import AudioGraphTestKit
 import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
 @Suite struct WhisperModelErrorTests {
-    private func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-model-errors-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     private func expectUnavailable(_ path: String, _ body: (RecognizerOptions) throws -> Void) {
         let options = WhisperTestSupport.options(["model": .string(path)])
         do {
@@ -29,31 +24,36 @@ import Testing
     }
 
     @Test func missingModelIsRefusedAtValidateAndMake() throws {
-        let path = try folder().appendingPathComponent("ggml-none.bin").path
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let path = folder.path("ggml-none.bin")
         expectUnavailable(path) { try WhisperEngine.validate($0) }
         expectUnavailable(path) { _ = try WhisperRecognizer($0) }
     }
 
     @Test func folderIsRefused() throws {
-        let path = try folder().path
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let path = folder.path
         expectUnavailable(path) { try WhisperEngine.validate($0) }
     }
 
     @Test func fileWithoutGgmlMagicIsRefused() throws {
-        let url = try folder().appendingPathComponent("not-a-model.bin")
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let url = folder.url.appendingPathComponent("not-a-model.bin")
         try Data(repeating: 0x41, count: 4096).write(to: url)
         expectUnavailable(url.path) { try WhisperEngine.validate($0) }
     }
 
     @Test func shortFileIsRefused() throws {
-        let url = try folder().appendingPathComponent("short.bin")
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let url = folder.url.appendingPathComponent("short.bin")
         try Data([0x6c, 0x6d, 0x67, 0x67]).write(to: url)
         expectUnavailable(url.path) { try WhisperEngine.validate($0) }
     }
 
     /// A file cut inside its vocabulary is refused by the header check (whisper.cpp itself would load it).
     @Test func modelCutInItsVocabularyIsRefused() throws {
-        let url = try folder().appendingPathComponent("truncated.bin")
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let url = folder.url.appendingPathComponent("truncated.bin")
         let model = try Data(contentsOf: URL(fileURLWithPath: WhisperTestSupport.standInModel))
         try model.prefix(200_000).write(to: url)
         expectUnavailable(url.path) { try WhisperEngine.validate($0) }
@@ -61,7 +61,8 @@ import Testing
 
     /// A real model cut inside its tensors passes the header check and is refused when it loads (at `make`).
     @Test func modelCutInItsTensorsIsRefusedWhenLoaded() throws {
-        let url = try folder().appendingPathComponent("truncated.bin")
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let url = folder.url.appendingPathComponent("truncated.bin")
         let handle = try #require(FileHandle(forReadingAtPath: try WhisperTestSupport.realModel()))
         try handle.read(upToCount: 20_000_000)?.write(to: url)
         try handle.close()
@@ -73,7 +74,8 @@ import Testing
     @Test func pathThroughAFileIsRefused() throws {
         // (Root reads any file whatever its mode, so an unreadable file cannot be made here: a path through a
         // file, which nobody can open, stands in.)
-        let file = try folder().appendingPathComponent("plain")
+        let folder = try TemporaryFolder(prefix: "whisper-model-errors")
+        let file = folder.url.appendingPathComponent("plain")
         try Data("x".utf8).write(to: file)
         let path = file.path + "/ggml-tiny.en.bin"
         expectUnavailable(path) { try WhisperEngine.validate($0) }

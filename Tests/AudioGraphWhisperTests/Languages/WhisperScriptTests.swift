@@ -31,10 +31,8 @@ import Testing
     }
 
     static func speech(_ sentences: [(voice: String, text: String)]) throws -> [Float] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("speech.wav").path
+        let folder = try TemporaryFolder(prefix: "scripts")
+        let path = folder.path("speech.wav")
         try SpokenSentences.write(sentences, to: path, gapSeconds: 0.6)
         let reader = try SoundFileReader(path: path)
         var samples = [Float](repeating: 0, count: Int(reader.frameCount ?? 0))

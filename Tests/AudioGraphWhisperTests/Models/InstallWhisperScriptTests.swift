@@ -23,10 +23,10 @@ import Testing
         environment["AUDIOGRAPH_CACHE"] = cache
         if let path { environment["PATH"] = path }
         process.environment = environment
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("install-whisper-\(UUID().uuidString).log")
+        let folder = try TemporaryFolder(prefix: "install-whisper")
+        let output = folder.url.appendingPathComponent("install-whisper.log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
-        defer { try? FileManager.default.removeItem(at: output) }
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
