@@ -61,9 +61,12 @@ final class InterruptSignals: @unchecked Sendable {
     /// The first signal's number (0 before any).
     var firstSignal: Int32 { seen.first.load(ordering: .relaxed) }
 
+    /// The command is done watching, but the process may still be on its way out (outputs closed, the server
+    /// stopping): from now on a signal exits 130 at once, as one past the last stage does. The handler stays
+    /// installed, so a Ctrl-C in that window never kills the process by the signal instead (seen in CI: a
+    /// second SIGINT right after the stop ended the run "signalled" rather than with 130).
     deinit {
-        for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
-        SignalPipe.shared.route(nil)
+        SignalPipe.shared.route { _ in exit(130) }
     }
 }
 

@@ -130,7 +130,7 @@ struct BatchCommand: Command {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
         let signals = InterruptSignals(batch: runner.control)
-        defer { _ = signals }
+        defer { withExtendedLifetime(signals) {} }
         let started = Date()
         progress.start()
         let results = runner.runAll(items, jobs: jobs, onStart: { _ in

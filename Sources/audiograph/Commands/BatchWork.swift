@@ -9,7 +9,7 @@ enum BatchWork {
         let quiet = args.flag("--quiet")
         let progress = BatchProgress(total: total, enabled: !quiet && Console.stderrIsTerminal)
         let signals = InterruptSignals(batch: control)
-        defer { _ = signals }
+        defer { withExtendedLifetime(signals) {} }
         let started = Date()
         progress.start()
         let outcome = BatchRunner.work(queue: queue, control: control, options: options, resolve: resolve, onStart: { claim in

@@ -46,7 +46,7 @@ struct CaptureCommand: Command {
         let done = DispatchSemaphore(value: 0)
         let stopRequested = DispatchSemaphore(value: 0)
         let interrupts = InterruptSignals { stopRequested.signal() }
-        defer { _ = interrupts }
+        defer { withExtendedLifetime(interrupts) {} }
         let showLevel = Console.stderrIsTerminal
 
         Task {

@@ -79,7 +79,7 @@ struct RunCommand: Command {
         defer { server?.shutdown() }
         // The status line sits on its own row under live captions (`TerminalScreen`); messages go above both.
         let display = ProgressDisplay(progress: { session.progress() }, enabled: !quiet && Console.stderrIsTerminal)
-        defer { _ = interrupts }
+        defer { withExtendedLifetime(interrupts) {} }
         let transcribed = Atomic<Bool>(session.isTranscribing)
         let control = SessionControl(session: session) { object in
             if object["transcribing"] == .bool(true) { transcribed.store(true, ordering: .relaxed) }

@@ -64,7 +64,7 @@ struct ServeCommand: Command {
         // The handler first: a SIGINT right after "serving" must not be lost.
         let stop = DispatchSemaphore(value: 0)
         let interrupts = InterruptSignals(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
-        defer { _ = interrupts }
+        defer { withExtendedLifetime(interrupts) {} }
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
                                             limits: limits, at: "--listen")
         var pipelines: [(session: TranscriptionSession, live: LiveSession)] = []

@@ -13,7 +13,7 @@ struct TranscribeRun {
     func run() throws(GraphError) -> Int32 {
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
         let signals = InterruptSignals(batch: runner.control)
-        defer { _ = signals }
+        defer { withExtendedLifetime(signals) {} }
         let started = Date()
         progress.start()
         let results = runner.runAll(items, jobs: jobs, onStart: { _ in progress.began() }, onFinish: { result in
