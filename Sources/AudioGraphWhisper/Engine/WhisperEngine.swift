@@ -36,6 +36,11 @@ public enum WhisperEngine {
     static let initialPrompt = Parameter.string(
         "initialPrompt", doc: "Text given to the decoder before each utterance (names, spelling, style); default none.")
 
+    static let contextWords = Parameter.integer(
+        "contextWords", range: 0...100, default: 0,
+        doc: "Words of the previous finals given to the decoder before each final, after any initialPrompt (as "
+            + "whisper-cli carries text from one 30 s window to the next); 0 (the default): each utterance on its own.")
+
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("model", .path(.model),
                       doc: "A whisper.cpp ggml model file; default: ggml-tiny.en.bin in the models folder "
@@ -49,6 +54,7 @@ public enum WhisperEngine {
         logProbThreshold.spec,
         compressionRatioThreshold.spec,
         initialPrompt.spec,
+        contextWords.spec,
     ]
 
     /// The languages a model file can caption: en-US and en-GB for English-only (`.en`) models, every supported

@@ -8,9 +8,10 @@ import Foundation
 /// Confinement: the recognizer node's thread, one call at a time; the background decoder keeps its state to
 /// its own queue (`WhisperBackground`).
 ///
-/// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, without temperature fallback or text
-///   carried over from earlier utterances, words timed by token timestamps; the encoder reads whisper's 30 s
-///   window, or in real time (`audioContext` auto) only the audio plus a margin (`WhisperAudioContext`).
+/// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, without temperature fallback, words
+///   timed by token timestamps; text of earlier finals is carried into the prompt only when `contextWords` asks
+///   for it; the encoder reads whisper's 30 s window, or in real time (`audioContext` auto) only the audio plus a
+///   margin (`WhisperAudioContext`).
 /// - Partials (real time only): the growing utterance is decoded again in the background whenever the node asks
 ///   and no decode is running, and not sooner after the last one than that one took (so partials use at most
 ///   about half of the time); `partialHypothesis` returns the newest finished one and never waits.
@@ -25,7 +26,10 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     private let finalState: WhisperState?
     /// Real-time runs: every decode goes through it.
     private let background: WhisperBackground?
+    /// How finals are decoded; its `initialPrompt` is the script and user prompt, before the carried words.
     private var decodeOptions: WhisperDecodeOptions
+    /// Words of earlier finals for the next final's prompt (`contextWords`).
+    private var carried: WhisperCarriedText
     /// The caption language decoded now.
     public private(set) var language: String
     private let filter: WhisperHallucinationFilter
@@ -67,6 +71,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
                                      code: .unavailable)
         }
         filter = WhisperHallucinationFilter(settings)
+        carried = WhisperCarriedText(limit: settings.contextWords)
         guard let whisperLanguage = WhisperLanguages.whisperCode(for: options.language) else {
             throw options.node.error("whisper has no language for \(options.language)", parameter: "language")
         }
@@ -104,8 +109,19 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         language = code
         decodeOptions.language = whisperLanguage
         decodeOptions.initialPrompt = WhisperLanguages.initialPrompt(for: code, userPrompt: settings.initialPrompt)
-        background?.finalOptions = decodeOptions
+        carried.clear()
+        background?.finalOptions = finalOptions
     }
+
+    /// The options of the next final: `decodeOptions` with the carried words after its prompt.
+    private var finalOptions: WhisperDecodeOptions {
+        var options = decodeOptions
+        options.initialPrompt = carried.prompt(after: decodeOptions.initialPrompt)
+        return options
+    }
+
+    /// The prompt the next final is decoded with (for tests).
+    var nextFinalPrompt: String? { finalOptions.initialPrompt }
 
     /// Partial decodes finished (real-time runs).
     public var partialsDecoded: Int { background?.partialsDecoded.load(ordering: .relaxed) ?? 0 }
@@ -153,6 +169,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         let job = EagerFinal(utterance: utteranceNumber, frames: frames)
         eager = job
         finalDecodes += 1
+        if carried.limit > 0 { background.finalOptions = finalOptions }
         background.decodeFinal(Array(utterance[0..<frames]), job)
     }
 
@@ -217,11 +234,13 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         let decoded: WhisperWindow?
         if let background {
             background.abortPartial()
+            if carried.limit > 0 { background.finalOptions = finalOptions }
             let job = EagerFinal(utterance: utteranceNumber, frames: samples.count)
             background.decodeFinal(samples, job)
             decoded = job.wait()
         } else {
-            decoded = finalState.flatMap { state in samples.withUnsafeBufferPointer { state.decode($0, decodeOptions) } }
+            let options = finalOptions
+            decoded = finalState.flatMap { state in samples.withUnsafeBufferPointer { state.decode($0, options) } }
         }
         guard let window = decoded else {
             throw node.error("whisper failed to decode the utterance (\(settings.model))", code: .nodeFailed)
@@ -248,7 +267,9 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
             return RecognitionResult(text: "")
         }
         let confidence = words.map(\.confidence).reduce(0, +) / Double(words.count)
-        return RecognitionResult(text: WhisperWords.text(of: words), confidence: confidence,
+        let text = WhisperWords.text(of: words)
+        carried.add(text)
+        return RecognitionResult(text: text, confidence: confidence,
                                  words: words.map { RecognizedWord(word: $0.text, start: $0.start, end: $0.end, confidence: $0.confidence) })
     }
 }

@@ -37,6 +37,8 @@ public struct WhisperSettings: Sendable, Equatable {
     public var logProbThreshold: Double
     public var compressionRatioThreshold: Double
     public var initialPrompt: String?
+    /// Words of earlier finals carried into the prompt (0: none).
+    public var contextWords: Int
 
     /// whisper-like defaults (OpenAI's transcribe: no-speech 0.6, log-probability -1, compression ratio 2.4), as
     /// `WhisperEngine` declares them.
@@ -57,6 +59,7 @@ public struct WhisperSettings: Sendable, Equatable {
         logProbThreshold = WhisperEngine.logProbThreshold.value(in: parameters)
         compressionRatioThreshold = WhisperEngine.compressionRatioThreshold.value(in: parameters)
         initialPrompt = WhisperEngine.initialPrompt.value(in: parameters).flatMap { $0.isEmpty ? nil : $0 }
+        contextWords = WhisperEngine.contextWords.value(in: parameters)
     }
 
     /// Whether the encoder window is fitted to each decode's audio, in a run that is `realtime` or not.

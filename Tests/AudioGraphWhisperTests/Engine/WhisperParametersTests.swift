@@ -10,7 +10,8 @@ import Testing
     @Test func namesAreTheContracts() {
         #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "packing", "audioContext",
                                                          "noSpeechThreshold",
-                                                         "logProbThreshold", "compressionRatioThreshold", "initialPrompt"])
+                                                         "logProbThreshold", "compressionRatioThreshold", "initialPrompt",
+                                                         "contextWords"])
         #expect(WhisperEngine.parameters.allSatisfy { $0.doc.contains("efault") })
         #expect(WhisperEngine.parameters.first?.kind == .path(.model))
     }
@@ -18,11 +19,12 @@ import Testing
     @Test func settingsReadEveryParameter() {
         let settings = WhisperSettings(["model": "/m/ggml-base.bin", "threads": 3, "beamSize": 4, "packing": "off",
                                         "audioContext": "fit", "noSpeechThreshold": 0.7, "logProbThreshold": -2, "compressionRatioThreshold": 3,
-                                        "initialPrompt": "Dashwood"])
+                                        "initialPrompt": "Dashwood", "contextWords": 30])
         #expect(settings.model == "/m/ggml-base.bin")
         #expect(settings.threads == 3 && settings.beamSize == 4 && settings.packing == .off && !settings.packs)
         #expect(settings.noSpeechThreshold == 0.7 && settings.logProbThreshold == -2 && settings.compressionRatioThreshold == 3)
-        #expect(settings.initialPrompt == "Dashwood")
+        #expect(settings.initialPrompt == "Dashwood" && settings.contextWords == 30)
+        #expect(WhisperSettings([:]).contextWords == 0)
         #expect(settings.audioContext == .fit)
         #expect(WhisperSettings([:]).audioContext == .auto)
     }
