@@ -6,14 +6,20 @@ import Testing
 /// The voice-capture session on a real sound server: speech played into a null sink is recorded from its
 /// monitor (the "microphone") and transcribed. CI starts the server (scripts/start-pulseaudio.sh).
 @Suite(.serialized) struct VoiceCaptureMicrophoneTests {
-    /// Runs a command to its end: blocking, for the suite's `serverUp` check only.
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// `program` with `arguments` through /usr/bin/env, stderr discarded.
+    private static func command(_ program: String, _ arguments: [String]) -> ChildProcess {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program] + arguments
+        process.standardError = FileHandle.nullDevice
+        return process
+    }
+
+    /// Runs a command to its end: blocking, for the suite's `serverUp` check only.
+    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = command(program, arguments)
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -27,11 +33,8 @@ import Testing
         let output = folder.url.appendingPathComponent("\(program)-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
+        let process = command(program, arguments)
         process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
         try process.run()
         let status = await process.exited().status
         return (status, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
@@ -39,11 +42,8 @@ import Testing
 
     /// Starts a command and leaves it to end on its own (a `defer` cannot wait for it).
     static func start(_ program: String, _ arguments: [String]) {
-        let process = ChildProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
+        let process = command(program, arguments)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         try? process.run()
     }
 

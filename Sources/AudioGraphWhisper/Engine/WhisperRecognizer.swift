@@ -120,8 +120,8 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         return options
     }
 
-    /// The prompt the next final is decoded with (for tests).
-    var nextFinalPrompt: String? { finalOptions.initialPrompt }
+    /// The prompt the next final is decoded with: the background decoder's in real-time runs (for tests).
+    var nextFinalPrompt: String? { (background?.finalOptions ?? finalOptions).initialPrompt }
 
     /// Partial decodes finished (real-time runs).
     public var partialsDecoded: Int { background?.partialsDecoded.load(ordering: .relaxed) ?? 0 }
@@ -169,7 +169,6 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         let job = EagerFinal(utterance: utteranceNumber, frames: frames)
         eager = job
         finalDecodes += 1
-        if carried.limit > 0 { background.finalOptions = finalOptions }
         background.decodeFinal(Array(utterance[0..<frames]), job)
     }
 
@@ -234,7 +233,6 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         let decoded: WhisperWindow?
         if let background {
             background.abortPartial()
-            if carried.limit > 0 { background.finalOptions = finalOptions }
             let job = EagerFinal(utterance: utteranceNumber, frames: samples.count)
             background.decodeFinal(samples, job)
             decoded = job.wait()
@@ -268,7 +266,10 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         }
         let confidence = words.map(\.confidence).reduce(0, +) / Double(words.count)
         let text = WhisperWords.text(of: words)
-        carried.add(text)
+        if carried.limit > 0 {
+            carried.add(text)
+            background?.finalOptions = finalOptions
+        }
         return RecognitionResult(text: text, confidence: confidence,
                                  words: words.map { RecognizedWord(word: $0.text, start: $0.start, end: $0.end, confidence: $0.confidence) })
     }

@@ -28,8 +28,10 @@ import Testing
 
 /// The recognizer carries its accepted finals' last words into the next final's prompt (real decodes).
 @Suite struct WhisperContextDecodeTests {
-    @Test func finalsCarryTheirLastWordsIntoTheNextPrompt() throws {
-        let recognizer = try WhisperTestSupport.realRecognizer(["packing": "off", "contextWords": 5, "initialPrompt": "Dashwood"])
+    @Test(arguments: [false, true])
+    func finalsCarryTheirLastWordsIntoTheNextPrompt(realtime: Bool) throws {
+        let recognizer = try WhisperTestSupport.realRecognizer(["packing": "off", "contextWords": 5, "initialPrompt": "Dashwood"],
+                                                               realtime: realtime)
         #expect(recognizer.nextFinalPrompt == "Dashwood")
         let first = try WhisperTestSupport.decode(recognizer, try WhisperTestSupport.samples("forever_4"))
         let words = first.text.split(separator: " ").suffix(5).joined(separator: " ")
