@@ -59,6 +59,9 @@ struct WhisperDecodeOptions: Sendable {
     var initialPrompt: String?
     var noSpeechThreshold: Double
     var logProbThreshold: Double
+    /// A beam search whose text compresses better than this (a repetition loop, which the hallucination rules
+    /// would drop whole) is decoded again greedily, as whisper falls back when a decode fails; nil: never.
+    var compressionRatioThreshold: Double? = nil
     /// Token timestamps for word times (finals); partials skip them.
     var tokenTimestamps = true
     /// Encode only as much as the audio needs (`WhisperAudioContext`) instead of the whole 30 s window.
@@ -105,7 +108,14 @@ extension WhisperState {
             }
         }
         guard status == 0, abort?.isAborted != true else { return nil }
-        return window()
+        let decoded = window()
+        if options.beamSize != nil, let threshold = options.compressionRatioThreshold,
+           WhisperHallucinationFilter.compressionRatio(WhisperWords.text(of: WhisperWords.merge(decoded.tokens))) > threshold {
+            var greedy = options
+            greedy.beamSize = nil
+            return decode(samples, greedy, abort: abort)
+        }
+        return decoded
     }
 
     /// The results of the last decode.

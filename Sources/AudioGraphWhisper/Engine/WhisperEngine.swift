@@ -32,7 +32,9 @@ public enum WhisperEngine {
     static let threads = Parameter.integer("threads", range: 1...64,
                                            doc: "Decoding threads; default: the number of active cores.")
     static let beamSize = Parameter.integer(
-        "beamSize", range: 1...16, doc: "Beam search with this many beams; absent (the default): greedy decoding, faster.")
+        "beamSize", range: 1...16,
+        doc: "Beam search with this many beams for finals (1: greedy); absent (the default): greedy decoding, faster "
+            + "and lighter. A beam search that loops is decoded again greedily.")
     static let initialPrompt = Parameter.string(
         "initialPrompt", doc: "Text given to the decoder before each utterance (names, spelling, style); default none.")
 

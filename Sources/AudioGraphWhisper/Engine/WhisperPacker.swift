@@ -5,7 +5,7 @@
 public struct WhisperPacker: Sendable, Equatable {
     /// Audio per window, in frames (whisper's 30 s at 16 kHz).
     public var windowFrames: Int
-    /// Silence put between two utterances in a window, in frames: 2 s by default. With 1 s, whisper ran sentences
+    /// The gap between two utterances in a window, in frames: 2 s by default. With 1 s, whisper ran sentences
     /// on across the gap in one segment and its token times put the last words of an utterance into the next
     /// (7 of the 14 ../shared/speech clips lost or gained words); with 2 s every word landed in its utterance.
     public var gapFrames: Int
@@ -36,12 +36,14 @@ public struct WhisperPacker: Sendable, Equatable {
         }
     }
 
-    /// The window's audio: the utterances with silence between them.
+    /// The window's audio: the utterances with their background between them (`WhisperGapNoise`: noise at the
+    /// utterances' quietest level, silence when that is 0).
     public func assemble(_ utterances: [[Float]]) -> [Float] {
         var samples: [Float] = []
         samples.reserveCapacity(frames(utterances.map(\.count)))
+        let level = WhisperGapNoise.level(of: utterances)
         for (index, utterance) in utterances.enumerated() {
-            if index > 0 { samples += repeatElement(0, count: gapFrames) }
+            if index > 0 { samples += WhisperGapNoise.samples(count: gapFrames, level: level, seed: UInt64(index)) }
             samples += utterance
         }
         return samples

@@ -76,12 +76,13 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
             throw options.node.error("whisper has no language for \(options.language)", parameter: "language")
         }
         language = options.language
-        decodeOptions = WhisperDecodeOptions(threads: settings.threads, beamSize: settings.beamSize,
+        decodeOptions = WhisperDecodeOptions(threads: settings.threads, beamSize: settings.beams,
                                              language: whisperLanguage,
                                              initialPrompt: WhisperLanguages.initialPrompt(for: options.language,
                                                                                            userPrompt: settings.initialPrompt),
                                              noSpeechThreshold: settings.noSpeechThreshold,
                                              logProbThreshold: settings.logProbThreshold,
+                                             compressionRatioThreshold: settings.compressionRatioThreshold,
                                              fitsAudioContext: settings.fitsAudioContext(realtime: options.realtime))
         if options.realtime {
             background = WhisperBackground(state: state, finalOptions: decodeOptions, filter: filter)

@@ -29,7 +29,7 @@ public struct WhisperSettings: Sendable, Equatable {
     /// The ggml model file, absolute.
     public var model: String
     public var threads: Int
-    /// nil: greedy decoding.
+    /// The `beamSize` set in the config; nil: not set (greedy, `beams`).
     public var beamSize: Int?
     public var packing: Packing
     public var audioContext: AudioContext
@@ -69,6 +69,14 @@ public struct WhisperSettings: Sendable, Equatable {
         case .full: false
         case .fit: true
         }
+    }
+
+    /// The beams of finals; nil: greedy (`beamSize` not set, or 1). Greedy stays the default: 5 beams were
+    /// better on the dev set of benchmarks/eval_speech.sh but worse on the 14 recorded clips (6.1 % WER against
+    /// the 5 % target) and peaked at 311 MB on the 60 s call (target < 300 MB); docs/speech.md has the figures.
+    public var beams: Int? {
+        guard let beamSize, beamSize > 1 else { return nil }
+        return beamSize
     }
 
     /// Whether utterances are packed when the node defers finals.

@@ -13,11 +13,40 @@ import Testing
         #expect(packer.fits(16000 * 30, after: []))
     }
 
-    @Test func spansAndAudioLeaveGapsOfSilence() {
+    @Test func spansAndAudioLeaveGapsOfSilenceBetweenCleanUtterances() {
         #expect(packer.spans([100, 200]) == [0..<100, 16100..<16300])
-        let audio = packer.assemble([[Float](repeating: 1, count: 100), [Float](repeating: 2, count: 200)])
-        #expect(audio.count == 16300)
-        #expect(audio[99] == 1 && audio[100] == 0 && audio[16099] == 0 && audio[16100] == 2)
+        // Digital silence at an utterance's edge: the background is 0, so the gap is silent.
+        let first = [Float](repeating: 0, count: 400) + [Float](repeating: 1, count: 100)
+        let second = [Float](repeating: 2, count: 200) + [Float](repeating: 0, count: 400)
+        let audio = packer.assemble([first, second])
+        #expect(audio.count == 16000 + 500 + 600)
+        #expect(audio[499] == 1 && audio[500...16499].allSatisfy { $0 == 0 } && audio[16500] == 2)
+    }
+
+    /// Issue 16, unseen speech with noise: between noisy utterances the gap carries noise at their quietest
+    /// level (zeros there read to whisper as the end of the audio, and a 10 dB clip lost its second sentence).
+    @Test func gapsBetweenNoisyUtterancesCarryTheirBackgroundLevel() {
+        let quiet = WhisperGapNoise.samples(count: 3200, level: 0.01, seed: 7)
+        let loud = WhisperGapNoise.samples(count: 8000, level: 0.3, seed: 8)
+        let audio = packer.assemble([quiet + loud + quiet, quiet + loud])
+        let gap = audio[(3200 + 8000 + 3200)..<(3200 + 8000 + 3200 + 16000)]
+        let rms = (gap.map { $0 * $0 }.reduce(0, +) / Float(gap.count)).squareRoot()
+        #expect(abs(rms - 0.01) < 0.002, "gap RMS \(rms)")
+        #expect(gap.allSatisfy { abs($0) <= 0.01 * Float(3).squareRoot() + 1e-6 })
+        #expect(audio == packer.assemble([quiet + loud + quiet, quiet + loud]), "the same window every time")
+    }
+
+    @Test func theBackgroundLevelIsTheQuietestEdgeFrame() {
+        let speech = [Float](repeating: 0.008, count: 16000)
+        let edgeOnlyAtTheEnd = speech + [Float](repeating: 0.002, count: 320)
+        #expect(abs(WhisperGapNoise.level(of: [edgeOnlyAtTheEnd, speech]) - 0.002) < 1e-6)
+        // The middle of an utterance is not an edge: a quiet stretch there is speech's own pause.
+        let quietMiddle = speech + [Float](repeating: 0.001, count: 320) + speech
+        #expect(abs(WhisperGapNoise.level(of: [quietMiddle]) - 0.008) < 1e-6)
+        // Edges as loud as a tone are a signal, not a room: the gap gets -40 dBFS at most.
+        #expect(WhisperGapNoise.level(of: [[Float](repeating: 0.3, count: 16000)]) == WhisperGapNoise.maximumLevel)
+        #expect(WhisperGapNoise.level(of: [[0.1, 0.1]]) == 0, "no whole 20 ms frame: no level")
+        #expect(WhisperGapNoise.samples(count: 5, level: 0, seed: 1) == [0, 0, 0, 0, 0])
     }
 
     @Test func wordsGoBackToTheirUtterances() {
