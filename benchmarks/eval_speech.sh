@@ -2,15 +2,19 @@
 # benchmarks/eval_speech.sh: makes the evaluation speech that the tuning never sees, deterministically, from
 # committed sentences written for this (none comes from the test fixtures), and prints the folder it is in on
 # stdout. Run again, it reuses the folder when its stamp (a hash of this script and the texts) matches, so
-# benchmarks call it every time. Two sets:
-#   dev      (the default) benchmarks/eval/{meeting,numbers,names}.txt: 12 clips and the 60 s call. Decoding and
-#            segmentation choices have been compared on it since issue 16, so it is no longer unseen in the
-#            strict sense: it is where a change is tried.
-#   heldout  benchmarks/eval/heldout/{support,travel,kitchen,clinic}.txt: 12 clips, other voices, speeds,
-#            pauses and noise (below), made for reporting a choice made on dev. Nothing is tuned on it.
+# benchmarks call it every time. Three sets:
+#   dev        (the default) benchmarks/eval/{meeting,numbers,names}.txt: 12 clips and the 60 s call. Decoding
+#              and segmentation choices have been compared on it since issue 16, so it is no longer unseen in
+#              the strict sense: it is where a change is tried.
+#   heldout    benchmarks/eval/heldout/{support,travel,kitchen,clinic}.txt: 12 clips, other voices, speeds,
+#              pauses and noise (below), made for reporting a choice made on dev (or devpauses). Nothing is
+#              tuned on it.
+#   devpauses  benchmarks/eval/devpauses/{banking,garden,weekend}.txt: 9 clips, dev's voices with short pauses
+#              like heldout's (below). A second dev set, for trying changes on short pauses without looking at
+#              heldout: none of its sentences, voices or speeds.
 #
-# Output folder: ${AUDIOGRAPH_CACHE:-$HOME/.cache/audiograph}/eval-speech/ (heldout: eval-speech-heldout/; or
-# --out DIR):
+# Output folder: ${AUDIOGRAPH_CACHE:-$HOME/.cache/audiograph}/eval-speech/ (heldout: eval-speech-heldout/,
+# devpauses: eval-speech-devpauses/; or --out DIR):
 #   clean/CLIP.wav, snr10/CLIP.wav, snr5/CLIP.wav   16 kHz mono 16-bit WAV
 #   references.tsv   CLIP<TAB>what is said (wer.py score reads it)
 #   clips.tsv        CLIP, voice, speed (words/min), noise kind, seconds, speech seconds
@@ -25,10 +29,14 @@
 # 160/190/145/215 words/min), a 0.4 s hesitation at every comma (each part said on its own, the short pause
 # inside a sentence that fragments utterances), 0.35/1.0/0.6/1.8 s between sentences, a white noise floor at
 # -60 dBFS instead of digital silence; brown noise (odd clips) or a babble of heldout voices (even clips).
+# devpauses clips: three sentences a clip (9 clips), dev's voices at other speeds (170/140/195/155 words/min), a
+# 0.3 s hesitation at every comma, 0.5/1.2/0.3/0.8 s between sentences, 0.6 s before and 0.9 s after, the white
+# noise floor at -60 dBFS; pink noise (odd clips) or a babble of dev voices reading devpauses sentences (even
+# clips).
 # call60 (dev): call.txt, one voice a sentence (the cycle again), gaps of equal length so that the file is 60.0 s
 # and about half of it is silence (digital silence plus white noise at -60 dBFS).
 #
-# Usage: benchmarks/eval_speech.sh [--set dev|heldout] [--out DIR] [--force] [--smoke]
+# Usage: benchmarks/eval_speech.sh [--set dev|heldout|devpauses] [--out DIR] [--force] [--smoke]
 #   --set NAME which set (default dev)
 #   --out DIR  where to make it (default: the cache folder above)
 #   --force    make it again even when the stamp matches
@@ -43,7 +51,7 @@ OUT="" SET=dev
 FORCE=0 OUT_GIVEN=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --set) [ $# -ge 2 ] || die "--set needs dev or heldout"; SET="$2"; shift 2 ;;
+    --set) [ $# -ge 2 ] || die "--set needs dev, heldout or devpauses"; SET="$2"; shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; OUT="$2" OUT_GIVEN=1; shift 2 ;;
     --force) FORCE=1; shift ;;
     --smoke) SMOKE=1; shift ;;
@@ -64,7 +72,12 @@ case "$SET" in
     VOICES=(en-029 en-gb-x-rp en-us-nyc en-gb-x-gbcwmd en-gb-x-gbclan en-us+Annie en+Andy en-gb+Linda)
     SPEEDS=(160 190 145 215) PAUSES=(0.35 1.0 0.6 1.8) LEAD=0.7 TAIL=0.8 COMMA_PAUSE=0.4 FLOOR=-60 CALL=0
     BABBLE_VOICE=3 BABBLE_TEXTS=("$TEXTS/clinic.txt" "$TEXTS/kitchen.txt" "$TEXTS/travel.txt" "$TEXTS/support.txt") ;;
-  *) die "--set: no set $SET (dev or heldout)" ;;
+  devpauses)
+    TOPICS=(banking garden weekend) TEXTS="$ROOT/benchmarks/eval/devpauses" PER_CLIP=3 NOISES=(pink babble)
+    VOICES=(en-us en-gb en-us+f3 en+m3 en-gb-scotland en-us+f4) SPEEDS=(170 140 195 155)
+    PAUSES=(0.5 1.2 0.3 0.8) LEAD=0.6 TAIL=0.9 COMMA_PAUSE=0.3 FLOOR=-60 CALL=0 BABBLE_VOICE=2
+    BABBLE_TEXTS=("$TEXTS/banking.txt" "$TEXTS/garden.txt" "$TEXTS/weekend.txt") ;;
+  *) die "--set: no set $SET (dev, heldout or devpauses)" ;;
 esac
 [ "$OUT_GIVEN" = 1 ] || OUT="${AUDIOGRAPH_CACHE:-$HOME/.cache/audiograph}/eval-speech$([ "$SET" = dev ] || echo "-$SET")"
 if [ "$SMOKE" = 1 ] && [ "$OUT_GIVEN" = 1 ]; then

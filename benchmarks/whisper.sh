@@ -16,6 +16,10 @@
 #   unseen    benchmarks/eval_speech.sh's 12 dev clips (espeak-ng voices and speeds, long pauses), clean and with
 #             noise at 10 dB and 5 dB SNR; the thresholds were never tuned on them, but decoding choices have
 #             been compared on them since issue 16
+#   devpauses eval_speech.sh's devpauses set: 9 clips of three sentences in dev's voices, short pauses like
+#             heldout's (a hesitation at every comma), a noise floor, pink noise or babble at 10 and 5 dB; a
+#             second dev set, where choices about short pauses are tried (sets devpauses-clean,
+#             devpauses-10dB, devpauses-5dB)
 #   heldout   eval_speech.sh's heldout set: 12 clips of three sentences, other voices and speeds, short pauses
 #             (a hesitation at every comma), a noise floor, brown noise or babble at 10 and 5 dB; only for
 #             reporting a choice made on the others (sets heldout-clean, heldout-10dB, heldout-5dB)
@@ -38,22 +42,24 @@
 #   --repeats R    timed runs of each speed job (default 3)
 #   --model PATH   the ggml model for both (default: the installed tiny.en,
 #                  ${AUDIOGRAPH_MODELS_DIR:-${XDG_DATA_HOME:-~/.local/share}/audiograph/models}/ggml-tiny.en.bin)
-#   --parts LIST   which parts to run, space-separated (default: "accuracy unseen heldout speed realtime")
+#   --parts LIST   which parts to run, space-separated (default: "accuracy unseen devpauses heldout speed
+#                  realtime")
 #   --systems LIST which systems the accuracy and unseen parts run (default: all five); the scoring reads every
 #                  system's outputs in WORK, so with --work DIR of an earlier run the others' outputs are reused
 #   --json FILE    also copy the JSON summary there (it is always written to WORK/whisper-summary.json)
 #   --set X=V      passed to every ag-whisper `audiograph run` (repeatable; the recognizer node is `asr`), e.g.
 #                  `--set asr.audioContext=full` or `--set asr.beamSize=5`; the header prints them
-#   --smoke        one fixture clip, one clean unseen and one clean heldout clip, the first 8 s of the call for speed (one run)
-#                  and real time (CI; see lib.sh)
+#   --set-ps X=V   the same for every ag-pocketsphinx run, e.g. `--set-ps vad.engine=silero`
+#   --smoke        one fixture clip, one clean unseen, one clean devpauses and one clean heldout clip, the first
+#                  8 s of the call for speed (one run) and real time (CI; see lib.sh)
 #
 # Needs whisper-cli (scripts/install-whisper.sh), the model (audiograph models install tiny.en), espeak-ng,
 # sox, pocketsphinx_continuous, python3 and GNU time. The real time part takes 60 s; a full run about 10 min.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-BINARY="" WORK="" REPEATS=3 MODEL="" PARTS="accuracy unseen heldout speed realtime" JSON_COPY=""
-SETS=()
+BINARY="" WORK="" REPEATS=3 MODEL="" PARTS="accuracy unseen devpauses heldout speed realtime" JSON_COPY=""
+SETS=() PS_SETS=()
 SYSTEMS="ag-whisper ag-pocketsphinx whisper-cli whisper-cli-nt ps-continuous"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -62,6 +68,7 @@ while [ $# -gt 0 ]; do
     --systems) [ $# -ge 2 ] || die "--systems needs a list"; SYSTEMS="$2"; shift 2 ;;
     --json) [ $# -ge 2 ] || die "--json needs a path"; JSON_COPY="$2"; shift 2 ;;
     --set) [ $# -ge 2 ] || die "--set needs NODE.PARAM=VALUE"; SETS+=(--set "$2"); shift 2 ;;
+    --set-ps) [ $# -ge 2 ] || die "--set-ps needs NODE.PARAM=VALUE"; PS_SETS+=(--set "$2"); shift 2 ;;
     *) common_option "$@"; shift "$OPTION_WORDS" ;;
   esac
 done
@@ -85,6 +92,7 @@ echo "audiograph whisper benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "machine: $(machine); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "model: $MODEL ($(du -m "$MODEL" | cut -f1) MB); whisper-cli: $(command -v whisper-cli)"
 [ ${#SETS[@]} = 0 ] || echo "settings of ag-whisper: ${SETS[*]}"
+[ ${#PS_SETS[@]} = 0 ] || echo "settings of ag-pocketsphinx: ${PS_SETS[*]}"
 echo "binary: $BINARY, built $(date -u -r "$BINARY" '+%Y-%m-%d %H:%M UTC'); tree: git $(
   git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(
   [ -n "$(git -C "$ROOT" status --porcelain -- Sources 2>/dev/null)" ] && echo ' + uncommitted edits in Sources')"
@@ -104,8 +112,7 @@ transcribe() {
       out="$WORK/$set/$sys/$clip.json"
       python3 "$EVAL_PY" config --out "$WORK/configs/$set-$sys-$clip.json" --input "$wav" \
         --engine "${sys#ag-}" --model "$MODEL" --sink "json:$out"
-      sets=()
-      [ "$sys" != ag-whisper ] || sets=("${SETS[@]}")
+      if [ "$sys" = ag-whisper ]; then sets=("${SETS[@]}"); else sets=("${PS_SETS[@]}"); fi
       "$BINARY" run "$WORK/configs/$set-$sys-$clip.json" "${sets[@]}" --quiet > /dev/null 2> "$WORK/logs/$set-$sys-$clip.log" \
         || { echo "whisper.sh: $sys failed on $set/$clip (exit $?): $(tail -n 3 "$WORK/logs/$set-$sys-$clip.log")" >&2
              FAILED=$((FAILED + 1)); }
@@ -161,14 +168,17 @@ unseen_set() {
   WER_SETS+=(--wer "$prefix-clean=$WORK/$prefix-clean.json")
   [ "$SMOKE" = 1 ] || WER_SETS+=(--wer "$prefix-10dB=$WORK/$prefix-snr10.json" --wer "$prefix-5dB=$WORK/$prefix-snr5.json")
 }
+# other_set NAME: eval_speech.sh's set NAME (the smoke makes two of its clips in WORK), as unseen_set's NAME.
+other_set() {
+  local name=$1 folder args=(--set "$1")
+  [ "$SMOKE" = 0 ] || args+=(--smoke --out "$WORK/eval-speech-$name")
+  folder="$(bash "$ROOT/benchmarks/eval_speech.sh" "${args[@]}" 2> "$WORK/logs/eval-speech-$name.log")" \
+    || { cat "$WORK/logs/eval-speech-$name.log" >&2; die "eval_speech.sh --set $name failed"; }
+  unseen_set "$name" "$name" "$folder"
+}
 has_part unseen && unseen_set dev unseen "$EVAL"
-if has_part heldout; then
-  heldout_args=(--set heldout)
-  [ "$SMOKE" = 0 ] || heldout_args+=(--smoke --out "$WORK/eval-speech-heldout")
-  HELDOUT="$(bash "$ROOT/benchmarks/eval_speech.sh" "${heldout_args[@]}" 2> "$WORK/logs/eval-speech-heldout.log")" \
-    || { cat "$WORK/logs/eval-speech-heldout.log" >&2; die "eval_speech.sh --set heldout failed"; }
-  unseen_set heldout heldout "$HELDOUT"
-fi
+has_part devpauses && other_set devpauses
+has_part heldout && other_set heldout
 
 CALL="$WORK/call.wav" CALL_UTTERANCES="$WORK/call-utterances.tsv" CALL_REFS="$WORK/call.tsv"
 if has_part speed || has_part realtime; then
