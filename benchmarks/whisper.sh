@@ -54,7 +54,8 @@
 #                  8 s of the call for speed (one run) and real time (CI; see lib.sh)
 #
 # Needs whisper-cli (scripts/install-whisper.sh), the model (audiograph models install tiny.en), espeak-ng,
-# sox, pocketsphinx_continuous, python3 and GNU time. The real time part takes 60 s; a full run about 10 min.
+# sox, pocketsphinx_continuous, python3 and GNU time. The real time part takes 60 s. The four WER parts took
+# 16 min for ag-whisper alone (2026-12-06, 2 cores shared with a second run); each other system adds its own.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
