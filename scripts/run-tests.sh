@@ -7,7 +7,11 @@
 # - Many tests block a thread on real work: a decode, a nested build, a synchronous test waiting on a child. The
 #   default executor's cooperative pool has one thread a core and never grows, so on 2 cores two such tests starve
 #   every waiting test in the process of threads, and those time out. Without cooperative queues the executor runs
-#   on libdispatch's ordinary global queue, which adds a thread when one blocks.
+#   on libdispatch's ordinary global queue, which adds a thread when one blocks. It adds none while its threads
+#   compute, though (it counts runnable workers against the cores): so suites that compute for long (a real decode,
+#   a model conversion, a long file through an FFT) take the trait `.ownThreads` (AudioGraphTestKit), which runs
+#   their tests on threads outside the pool. Without it CI once saw 25 s in which no other test ran, and a
+#   server's and a browser's test failed on their deadlines.
 # - The width bounds how many tests run at once (Swift Testing otherwise starts all of them together). Unbounded on
 #   the growing pool, a run hung after 3 tests with 77 threads, every one blocked. With 6 the 2 cores stay busy
 #   (measured: the suite in 451-546 s, against 593 s for the three one-test-at-a-time processes this script ran before;

@@ -49,7 +49,7 @@ private func analyze(_ analyzer: inout LevelAnalyzer, _ samples: [Float], pieces
     return result
 }
 
-struct LevelMeterTests {
+@Suite(.ownThreads) struct LevelMeterTests {
     /// Audio goes through untouched: the same buffers, samples and positions, with events between them.
     @Test func passesAudioThroughUntouched() throws {
         let harness = try meter(intervalMs: 100)

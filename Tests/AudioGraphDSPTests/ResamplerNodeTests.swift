@@ -54,7 +54,7 @@ private func lagInSamples(_ samples: [Float], from start: Int, to end: Int, freq
 private let allCombinations: [(ResamplerEngine, ResamplerQuality)] =
     ResamplerEngine.allCases.flatMap { engine in ResamplerQuality.allCases.map { (engine, $0) } }
 
-struct ResamplerNodeTests {
+@Suite(.ownThreads) struct ResamplerNodeTests {
     static let stereo44k = AudioFormat(sampleRate: 44_100, channels: 2)
 
     @Test func outputFormatComesFromTheParameters() throws {

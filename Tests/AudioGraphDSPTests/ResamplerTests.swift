@@ -1,4 +1,5 @@
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphDSP
 
@@ -77,7 +78,7 @@ private let allCombinations: [(ResamplerEngine, ResamplerQuality)] =
 
 // MARK: - Resampler
 
-struct ResamplerTests {
+@Suite(.ownThreads) struct ResamplerTests {
     /// 1 kHz at 44100 Hz stereo, 2 s, mixed to mono, converted to 16000 Hz.
     @Test(arguments: allCombinations)
     func downsampleStereo44100ToMono16000(engine: ResamplerEngine, quality: ResamplerQuality) throws {
@@ -209,7 +210,7 @@ struct ResamplerTests {
 
 // MARK: - ChannelMixer
 
-struct ChannelMixerTests {
+@Suite(.ownThreads) struct ChannelMixerTests {
     private func mix(_ input: [Float], from: Int, to: Int, prefix: [Float] = []) -> [Float] {
         var output = prefix
         input.withUnsafeBufferPointer { ChannelMixer.mix($0, from: from, to: to, into: &output) }

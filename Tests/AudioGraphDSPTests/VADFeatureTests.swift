@@ -31,7 +31,7 @@ private func mean(_ values: some Collection<Float>) -> Float {
     values.reduce(0, +) / Float(values.count)
 }
 
-struct VADFeatureTests {
+@Suite(.ownThreads) struct VADFeatureTests {
     // MARK: SpectralAnalyzer
 
     @Test func sineLandsInItsBin() {

@@ -30,7 +30,7 @@ private func utterance(sampleRate: Int, noiseRMS: Float? = nil) -> [Float] {
     return VADSignals.mix(clean, VADSignals.whiteNoise(seconds: 4, sampleRate: sampleRate, rms: noiseRMS))
 }
 
-struct VADNodeTests {
+@Suite(.ownThreads) struct VADNodeTests {
     // MARK: declaration
 
     @Test func descriptorDeclaresTheNode() throws {

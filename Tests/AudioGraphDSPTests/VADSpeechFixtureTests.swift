@@ -1,5 +1,6 @@
 import AudioGraphCore
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphDSP
 
@@ -99,7 +100,7 @@ private func score(_ name: String, _ labels: [(Double, Double)]) throws -> Count
     return counts
 }
 
-struct VADSpeechFixtureTests {
+@Suite(.ownThreads) struct VADSpeechFixtureTests {
     static let librivox = ["librivox_0870", "librivox_0880", "librivox_0890", "librivox_0920", "librivox_0930"]
 
     @Test func frameF1OnLabelledSpeech() throws {

@@ -3,10 +3,11 @@
 /// one, else the quietest frame — never past the window, never without `maxSpeech`; with the spectral detector on
 /// real speech the split falls in a pause between words.
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphDSP
 
-@Suite struct VADSpeechSplitTests {
+@Suite(.ownThreads) struct VADSpeechSplitTests {
     /// Frames of 10 samples; `levels[k]` and `speech[k]` per frame. Returns (frame index, action) pairs.
     private func run(_ machine: inout VADStateMachine, speech: [Bool], levels: [Float]) -> [(Int, VADStateMachine.Action)] {
         var actions: [(Int, VADStateMachine.Action)] = []

@@ -1,3 +1,4 @@
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphDSP
 
@@ -26,7 +27,7 @@ private func actions(_ machine: inout VADStateMachine, _ pattern: String) -> [Ac
     feed(&machine, pattern).map(\.action)
 }
 
-struct VADStateMachineTests {
+@Suite(.ownThreads) struct VADStateMachineTests {
     // MARK: silence
 
     @Test func silenceStaysSilent() {

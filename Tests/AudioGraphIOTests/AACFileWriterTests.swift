@@ -8,7 +8,7 @@ import Testing
 
 private typealias Support = FFmpegTestSupport
 
-struct AACFileWriterTests {
+@Suite(.ownThreads) struct AACFileWriterTests {
     /// The declared rates are exactly what the native encoder lists.
     @Test func supportedSampleRatesAreTheEncoders() throws {
         let codec = try #require(avcodec_find_encoder_by_name("aac"))

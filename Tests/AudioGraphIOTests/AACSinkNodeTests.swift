@@ -15,7 +15,7 @@ private func sinkParameters(path: String, bitrate: Int? = nil) -> JSONObject {
     return parameters
 }
 
-struct AACSinkNodeTests {
+@Suite(.ownThreads) struct AACSinkNodeTests {
     /// A round trip: a 440 Hz sine (0.5 peak, in every channel but the LFE) through the node, decoded by our
     /// reader and by the ffmpeg CLI. Lengths: the M4A's edit list makes ffprobe's stream duration and our
     /// reader's count exactly the frames fed; the ffmpeg CLI (which does not trim the end) gives them plus less

@@ -1,11 +1,12 @@
 import AudioGraphCore
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphIO
 
 /// libsndfile's and FFmpeg's errors carry one kind (`AudioFileFailure`): a caller decides on `any AudioFileError`
 /// once, whichever library failed.
-@Suite struct AudioFileErrorTests {
+@Suite(.ownThreads) struct AudioFileErrorTests {
     /// What opening `path` with each reader throws, as `any AudioFileError`.
     private func openErrors(_ path: String) -> [any AudioFileError] {
         var errors: [any AudioFileError] = []

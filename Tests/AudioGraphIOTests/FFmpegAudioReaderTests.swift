@@ -16,7 +16,7 @@ private func sourceParameters(path: String, blockFrames: Int? = nil) -> JSONObje
     return parameters
 }
 
-struct FFmpegAudioReaderTests {
+@Suite(.ownThreads) struct FFmpegAudioReaderTests {
     /// An M4A made by `ffmpeg -c:a aac` from a known WAV: the edit list's length (honoured at both ends), the
     /// samples aligned with the WAV's (priming dropped), the stream's rate and channels.
     @Test(arguments: [(44_100, 2), (48_000, 1), (22_050, 2)])
@@ -143,7 +143,7 @@ struct FFmpegAudioReaderTests {
 }
 
 /// `file-source` reads through libsndfile first and falls back to FFmpeg.
-struct FFmpegFileSourceTests {
+@Suite(.ownThreads) struct FFmpegFileSourceTests {
     /// A recording by our own `aac-sink` reads back through `file-source` at exactly its recorded length, in
     /// blocks with consecutive positions, with the length known up front (progress bars).
     @Test func readsWhatAACSinkRecorded() throws {

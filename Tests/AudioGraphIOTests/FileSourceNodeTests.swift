@@ -36,7 +36,7 @@ private func sourceParameters(path: String, blockFrames: Int? = nil, realtime: B
     return parameters
 }
 
-struct FileSourceNodeTests {
+@Suite(.ownThreads) struct FileSourceNodeTests {
     static let encodings: [(SoundFileContainer, SoundFileSampleFormat)] = [
         (.wav, .float), (.wav, .pcm16), (.flac, .pcm24), (.ogg, .pcm16),
     ]

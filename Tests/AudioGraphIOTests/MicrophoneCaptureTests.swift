@@ -8,7 +8,7 @@ import Testing
 // server; CI runs it). Each test loads a null sink of its own so nothing else played on the server leaks in.
 // Waits are for conditions, with generous timeouts; no assertion depends on timing.
 
-@Suite(.serialized, .enabled(if: SoundServer.enabled, SoundServer.skipReason))
+@Suite(.serialized, .enabled(if: SoundServer.enabled, SoundServer.skipReason), .ownThreads)
 struct MicrophoneCaptureTests {
     static let speech = testsDirectory.appendingPathComponent("AudioGraphSpeechTests/Fixtures/goforward.wav").path
 

@@ -8,7 +8,7 @@ import Testing
 // `mic-source` failing to open: no server ("microphone unavailable"), a server that refuses us ("microphone
 // permission denied"), a device that does not exist — each a distinct kind and message, all exit 69.
 
-@Suite(.serialized) struct MicrophoneErrorTests {
+@Suite(.serialized, .ownThreads) struct MicrophoneErrorTests {
     /// A unix socket path nothing listens on.
     static func deadServer() -> String {
         "unix:" + FileManager.default.temporaryDirectory.appendingPathComponent("agmic-none-\(UUID().uuidString)/native").path

@@ -1,4 +1,5 @@
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphIO
 
@@ -46,7 +47,7 @@ private func writeFile(_ path: String, _ samples: [Float], sampleRate: Int, chan
     try writer.close()  // idempotent
 }
 
-struct SoundFileRoundTripTests {
+@Suite(.ownThreads) struct SoundFileRoundTripTests {
     static let combinations: [(SoundFileContainer, SoundFileSampleFormat)] = [
         (.wav, .pcm16), (.wav, .pcm24), (.wav, .float),
         (.flac, .pcm16), (.flac, .pcm24),
@@ -172,7 +173,7 @@ struct SoundFileRoundTripTests {
     }
 }
 
-struct SoundFileErrorTests {
+@Suite(.ownThreads) struct SoundFileErrorTests {
     @Test func missingFileIsNotFound() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/does-not-exist.wav"
@@ -214,7 +215,7 @@ struct SoundFileErrorTests {
     }
 }
 
-struct SoundFileMP3Tests {
+@Suite(.ownThreads) struct SoundFileMP3Tests {
     /// Fixtures/sine440.mp3 was made with
     /// `ffmpeg -f lavfi -i "sine=frequency=440:duration=1" -ac 1 -ar 16000 -b:a 32k -map_metadata -1 sine440.mp3`
     @Test func readsMP3Fixture() throws {

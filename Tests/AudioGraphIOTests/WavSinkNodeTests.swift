@@ -35,7 +35,7 @@ private func maxDifference(_ a: [Float], _ b: [Float]) -> Float {
     return worst
 }
 
-struct WavSinkNodeTests {
+@Suite(.ownThreads) struct WavSinkNodeTests {
     static let lossless: [(String, String, Float, String)] = [
         ("wav", "pcm16", 1.0 / 32_768 + 1e-6, "WAV (Signed 16 bit PCM)"),
         ("wav", "pcm24", 1.0 / 8_388_608 + 1e-7, "WAV (Signed 24 bit PCM)"),
@@ -266,7 +266,7 @@ struct WavSinkNodeTests {
 }
 
 /// `format`'s choices are `auto` and every container libsndfile writes for the node, in one list.
-@Suite struct WavSinkFormatChoiceTests {
+@Suite(.ownThreads) struct WavSinkFormatChoiceTests {
     @Test func theChoicesAreAutoAndEveryContainer() {
         #expect(WavSinkNode.ContainerChoice.allCases.first == .auto)
         #expect(WavSinkNode.ContainerChoice.allCases.dropFirst().compactMap(\.container) == SoundFileContainer.allCases)

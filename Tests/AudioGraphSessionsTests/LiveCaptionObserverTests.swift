@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// `TranscriptionSession.observeCaptions`: what a live-caption viewer (the HTTP API's caption stream) gets.
-@Suite(.serialized) struct LiveCaptionObserverTests {
+@Suite(.serialized, .ownThreads) struct LiveCaptionObserverTests {
     @Test func captionsFlowOnlyWhileVisibleAndHidingClears() async throws {
         let settings = SessionSettings(id: "s1", autoStartTranscription: true, captions: true)
         let (session, graph) = try TranscriptionSessionTests().makeSession(engine: "test-counting", blocks: 20, settings: settings)

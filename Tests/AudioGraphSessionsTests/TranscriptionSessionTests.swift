@@ -104,7 +104,7 @@ final class GatedCountingRecognizer: SpeechRecognizer {
 }
 
 
-@Suite(.serialized) struct TranscriptionSessionTests {
+@Suite(.serialized, .ownThreads) struct TranscriptionSessionTests {
     static func registry() -> NodeRegistry {
         _ = try? RecognizerEngines.register(CountingRecognizer.engine)  // the first call registers it; later ones find it there
         _ = try? RecognizerEngines.register(GatedCountingRecognizer.engine)  // the first call registers it; later ones find it there

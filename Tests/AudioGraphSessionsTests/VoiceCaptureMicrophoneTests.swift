@@ -5,7 +5,7 @@ import Testing
 
 /// The voice-capture session on a real sound server: speech played into a null sink is recorded from its
 /// monitor (the "microphone") and transcribed. CI starts the server (scripts/start-pulseaudio.sh).
-@Suite(.serialized) struct VoiceCaptureMicrophoneTests {
+@Suite(.serialized, .ownThreads) struct VoiceCaptureMicrophoneTests {
     /// `program` with `arguments` through /usr/bin/env, stderr discarded.
     private static func command(_ program: String, _ arguments: [String]) -> ChildProcess {
         let process = ChildProcess()

@@ -27,7 +27,7 @@ final class GatedRecognizer: SpeechRecognizer, @unchecked Sendable {
                                          make: { _ in GatedRecognizer() })
 }
 
-@Suite(.serialized) struct VoiceCaptureSessionTests {
+@Suite(.serialized, .ownThreads) struct VoiceCaptureSessionTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("AudioGraphSpeechTests/Fixtures")
 

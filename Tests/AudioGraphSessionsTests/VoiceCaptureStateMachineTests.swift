@@ -1,7 +1,8 @@
 import AudioGraphSessions
+import AudioGraphTestKit
 import Testing
 
-@Suite struct VoiceCaptureStateMachineTests {
+@Suite(.ownThreads) struct VoiceCaptureStateMachineTests {
     typealias Input = VoiceCaptureStateMachine.Input
 
     /// A machine driven to `state` through legal transitions.

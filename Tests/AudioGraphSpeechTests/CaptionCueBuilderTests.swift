@@ -1,5 +1,6 @@
 import AudioGraphCore
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphSpeech
 
@@ -15,7 +16,7 @@ private func final(_ words: [Word], segment: Int = 1) -> TranscriptUpdate {
 
 private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
 
-struct CaptionCueBuilderTests {
+@Suite(.ownThreads) struct CaptionCueBuilderTests {
     // MARK: Lines
 
     @Test("lines break between words into the fewest lines, balanced and bottom-heavy")

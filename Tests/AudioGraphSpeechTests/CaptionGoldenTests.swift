@@ -6,7 +6,7 @@ import Testing
 
 // Golden files: the fixed event sequence of `CaptionTestSupport.goldenEvents` through `caption-sink`, as SRT,
 // WebVTT and JSON. Regenerate with CAPTION_UPDATE_GOLDEN=1 and review the diff.
-struct CaptionGoldenTests {
+@Suite(.ownThreads) struct CaptionGoldenTests {
     @Test("caption-sink output matches the golden file", arguments: [
         ("srt", "captions.srt"), ("webvtt", "captions.vtt"), ("json", "transcript.json"),
     ])

@@ -69,7 +69,7 @@ private let plainExpected: [String] = [
     "[01:01.50 → 1:02:05.25] a b\n",
 ]
 
-struct CaptionLiveTests {
+@Suite(.ownThreads) struct CaptionLiveTests {
     private func run(_ style: LiveCaptionRenderer.Style) -> [String] {
         let capture = Capture()
         let renderer = LiveCaptionRenderer(style: style) { capture.writes.append($0) }

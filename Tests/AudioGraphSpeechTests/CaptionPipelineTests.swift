@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// The streaming pipeline on real speech: file -> vad -> recognizer, built and run as a graph.
-@Suite(.serialized) struct StreamingPipelineTests {
+@Suite(.serialized, .ownThreads) struct StreamingPipelineTests {
     static func registry() -> NodeRegistry {
         var registry = NodeRegistry()
         for type in [FileSourceNode.self, ResamplerNode.self, VADNode.self, RecognizerNode.self, RecordingTranscriptSink.self]

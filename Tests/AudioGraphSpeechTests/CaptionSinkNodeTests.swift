@@ -19,7 +19,7 @@ private func finalUpdate(_ segment: Int, _ text: String, at start: Double) -> Ev
                                                           end: words.last!.end, text: text, confidence: 0.7, words: words))
 }
 
-struct CaptionSinkNodeTests {
+@Suite(.ownThreads) struct CaptionSinkNodeTests {
     @Test("the JSON transcript parses after every utterance while the sink is still open")
     func jsonValidWhileOpen() throws {
         try CaptionTestSupport.withScratchDirectory { folder in

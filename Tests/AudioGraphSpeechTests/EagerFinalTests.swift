@@ -8,7 +8,7 @@ import Testing
 /// The eager (speculative) final pass: pocketsphinx's speculation gives exactly the final the normal path gives,
 /// is used only for its own utterance and frame count, and never runs in batch; the node passes the VAD's
 /// pause hint on with the frame count its `speechEnded` would give.
-@Suite(.serialized) struct EagerFinalPassTests {
+@Suite(.serialized, .ownThreads) struct EagerFinalPassTests {
     static func recognizer(realtime: Bool, parameters: JSONObject = JSONObject()) throws -> PocketSphinxRecognizer {
         var options = RecognizerOptions(language: "en-US", parameters: parameters, verbose: false,
                                         node: NodeConfiguration(id: "asr", type: "recognizer", values: JSONObject()))
@@ -255,7 +255,7 @@ import Testing
 }
 
 /// The speculation's states, without a decoder.
-@Suite struct SpeculationStateTests {
+@Suite(.ownThreads) struct SpeculationStateTests {
     @Test("cancelled while waiting: never begins, and the queue still releases it")
     func cancelledWhileWaiting() {
         let job = Speculation(utterance: 1, frames: 10)
@@ -294,7 +294,7 @@ import Testing
 
 /// The node with a fake engine: the pause hint reaches the engine as `prepareFinal` with the frame count the
 /// `speechEnded` at the same time gives `endUtterance(speechEndsAfter:)`.
-@Suite(.serialized) struct EagerFinalNodeTests {
+@Suite(.serialized, .ownThreads) struct EagerFinalNodeTests {
     @Test("a pause hint leads to prepareFinal with the frames of the following endUtterance(speechEndsAfter:)")
     func hintBecomesPrepareFinal() throws {
         RecordingRecognizer.reset()

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The pocketsphinx node against real speech.
-@Suite(.serialized) struct PocketSphinxRecognizerTests {
+@Suite(.serialized, .ownThreads) struct PocketSphinxRecognizerTests {
     /// Runs the recognizer node (no VAD upstream) over a clip, in buffers of `framesPerBuffer`.
     func recognize(_ clip: String, framesPerBuffer: Int = 1600, parameters: JSONObject = [:]) throws -> [TranscriptUpdate] {
         var parameters = parameters
@@ -154,7 +154,7 @@ import Testing
 }
 
 /// Errors are found before any audio flows.
-@Suite struct RecognizerConfigurationTests {
+@Suite(.ownThreads) struct RecognizerConfigurationTests {
     func make(_ parameters: JSONObject, session: SessionSettings = SessionSettings()) throws -> RecognizerNode {
         let values = try ParameterValidation.validate(pocketsphinx(parameters), against: RecognizerNode.descriptor,
                                                       at: .root / "nodes" / "asr")
@@ -214,7 +214,7 @@ import Testing
 }
 
 /// `partials: auto` gives partials only when the graph runs in real time.
-@Suite struct PartialsModeTests {
+@Suite(.ownThreads) struct PartialsModeTests {
     func updates(partials: String, realtime: Bool) throws -> [TranscriptUpdate] {
         let values = try ParameterValidation.validate(["engine": "pocketsphinx", "partials": .string(partials)], against: RecognizerNode.descriptor,
                                                       at: .root / "nodes" / "asr")
@@ -244,7 +244,7 @@ import Testing
 }
 
 /// pocketsphinx's grammar and keyphrase modes through the node's parameters, on real speech.
-@Suite struct PocketSphinxModesTests {
+@Suite(.ownThreads) struct PocketSphinxModesTests {
     func finals(_ parameters: JSONObject) throws -> [TranscriptUpdate] {
         let harness = try NodeHarness(type: RecognizerNode.self, id: "asr", parameters: pocketsphinx(parameters), input: SpeechFixtures.format)
         try harness.push(try SpeechFixtures.samples("goforward"), framesPerBuffer: 1600)

@@ -14,7 +14,7 @@ import Testing
 private let commandPluginPackageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-@Suite(.serialized, .timeLimit(.minutes(20)))
+@Suite(.serialized, .timeLimit(.minutes(20)), .ownThreads)
 struct CommandPluginTests {
     /// One good and one bad pipeline: the command fails, names the bad file and the JSON path, and passes the
     /// good one; a JSON file that is not a pipeline is left alone.

@@ -8,7 +8,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     .deletingLastPathComponent()
 
 /// Every example config runs, with its outputs sent to a temporary folder.
-@Suite struct ExamplesTests {
+@Suite(.ownThreads) struct ExamplesTests {
     static let examples: [String] = {
         let folder = packageRoot.appendingPathComponent("examples")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -72,7 +72,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 }
 
 /// docs/nodes.md is generated from the node declarations; this fails when it is stale.
-@Suite struct GeneratedDocsTests {
+@Suite(.ownThreads) struct GeneratedDocsTests {
     @Test func nodeReferenceIsCurrent() throws {
         let file = packageRoot.appendingPathComponent("docs/nodes.md")
         let current = try String(contentsOf: file, encoding: .utf8)

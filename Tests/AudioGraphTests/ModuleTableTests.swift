@@ -1,10 +1,11 @@
 import Foundation
+import AudioGraphTestKit
 import Testing
 
 /// docs/architecture.md's module table is checked against Package.swift: every library module and the CLI has a
 /// row, every row names a module that exists, and a row's "depends on" column names each of the module's
 /// dependencies (in full, or without the `AudioGraph` prefix).
-@Suite struct ModuleTableTests {
+@Suite(.ownThreads) struct ModuleTableTests {
     /// Each `AudioGraph…` target (and `audiograph`) of Package.swift with its dependencies.
     static func packageTargets() throws -> [String: [String]] {
         let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)

@@ -1,8 +1,9 @@
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
 /// Issue 15, install: models live in the project's XDG data folder.
-@Suite struct ModelLocationsTests {
+@Suite(.ownThreads) struct ModelLocationsTests {
     @Test func explicitFolderWins() {
         #expect(WhisperModelLocations.folder(environment: ["AUDIOGRAPH_MODELS_DIR": "/m", "XDG_DATA_HOME": "/x"]) == "/m")
     }
@@ -17,7 +18,7 @@ import Testing
 }
 
 /// The linked library is the version whose header the CWhisper module imports.
-@Suite struct WhisperLibraryTests {
+@Suite(.ownThreads) struct WhisperLibraryTests {
     @Test func linksTheHeadersVersion() {
         #expect(WhisperLibrary.version == "1.8.5")
     }

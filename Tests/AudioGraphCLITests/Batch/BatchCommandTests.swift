@@ -321,9 +321,10 @@ enum BatchFixtures {
         return object
     }
 
-    /// Per session id: how many session rows and transcripts the store holds.
+    /// Per session id: how many session rows and transcripts the store holds, read as `audiograph transcripts` reads
+    /// it (nothing created, migrated or written while a worker may be writing).
     static func storeCounts(_ location: String) throws -> [String: (sessions: Int, transcripts: Int)] {
-        let store = try TranscriptStores.open(location: location, create: false)
+        let store = try TranscriptStores.openForReading(location: location)
         defer { store.close() }
         var counts: [String: (sessions: Int, transcripts: Int)] = [:]
         var after: Int64?

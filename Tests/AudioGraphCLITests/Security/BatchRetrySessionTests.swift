@@ -54,7 +54,11 @@ struct BatchRetrySessionTests {
         // The first worker reads in real time and is killed once its run has written its session row.
         let first = try BatchFixtures.Background(["worker", "--store", store.location, "--set", "src.realtime=true",
                                                   "--lease-seconds", "2", "--jobs", "1"], in: dir)
-        let midFile = await eventually { (try? BatchFixtures.storeCounts(store.location))?["sess-alice"]?.sessions == 2 }
+        // Up to 5 minutes, polled 5 times a second: its file lasts 10 minutes, and under a full test run a worker
+        // once took more than the default minute to get there.
+        let midFile = await eventually(timeout: 300, every: .milliseconds(200)) {
+            (try? BatchFixtures.storeCounts(store.location))?["sess-alice"]?.sessions == 2
+        }
         #expect(midFile, "the worker never wrote its session row: \(first.report())")
         first.signal(SIGKILL)
         let killed = try await first.exit()

@@ -7,7 +7,7 @@ import Testing
 /// Issue 14, item 9 — "FIFOs hang", where a `file-source` is made without the graph builder (an embedder, a
 /// test harness): the node itself looks at what the path is before opening it, so a FIFO with no writer is
 /// refused (exit 66 at `nodes.<id>.path`) instead of blocking the open forever.
-struct FileSourceFIFOTests {
+@Suite(.ownThreads) struct FileSourceFIFOTests {
     @Test("a file-source on a FIFO with no writer is refused at once, naming the JSON path")
     func fifoRefused() throws {
         try withTemporaryFolder(prefix: "FileSourceFIFOTests") { dir in

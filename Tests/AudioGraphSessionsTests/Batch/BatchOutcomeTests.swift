@@ -2,11 +2,12 @@ import AudioGraph
 @testable import AudioGraphSessions
 import Foundation
 import Synchronization
+import AudioGraphTestKit
 import Testing
 
 /// The one outcome rule of a batch file and what is built on it: the tally, its reconciliation with the queue,
 /// and the metrics' file counts.
-@Suite("batch outcome, tally and file counts")
+@Suite("batch outcome, tally and file counts", .ownThreads)
 struct BatchOutcomeTests {
     static func result(_ path: String = "a.wav", attempt: Int = 1, error: Bool = false, interrupted: Bool = false,
                        lostClaim: Bool = false, audio: Double = 2) -> BatchFileResult {

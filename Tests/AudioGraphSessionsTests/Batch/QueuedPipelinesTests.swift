@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A worker's pipeline cache (`QueuedPipelines`) and the store cleaner a retry runs first.
-@Suite("batch: queued pipelines and the session cleaner")
+@Suite("batch: queued pipelines and the session cleaner", .ownThreads)
 struct QueuedPipelinesTests {
     static let pipeline = """
         {"version": 1, "nodes": {"src": {"type": "file-source", "path": "placeholder.wav"}, "vad": {"type": "vad"}},

@@ -6,7 +6,7 @@ import Testing
 
 /// The session control protocol: parsing JSON lines and keys into commands, the error and acknowledgement
 /// objects, and running commands on a live session (`SessionCommandRunner`).
-@Suite("session control protocol")
+@Suite("session control protocol", .ownThreads)
 struct SessionCommandTests {
     @Test("every command name parses, the toggles included, and names itself back")
     func everyNameParses() throws {

@@ -1,10 +1,11 @@
 import AudioGraph
 import Foundation
+import AudioGraphTestKit
 import Testing
 
 /// Issue 18, item 3 (inline pipelines): `InlinePipeline` turns gst-launch's shape into a config: chains,
 /// branches from a named node, values typed from the declarations, and every error at its column.
-@Suite("InlinePipeline")
+@Suite("InlinePipeline", .ownThreads)
 struct InlinePipelineTests {
     static func config(_ expression: String) throws -> (nodes: JSONObject, links: [String]) {
         let root = try InlinePipeline.config(expression, registry: .builtins)

@@ -26,7 +26,7 @@ final class LanguageEchoRecognizer: SpeechRecognizer, LanguageSwitching {
         make: { options in LanguageEchoRecognizer(language: options.language) })
 }
 
-@Suite(.serialized) struct LanguageSwitchTimingTests {
+@Suite(.serialized, .ownThreads) struct LanguageSwitchTimingTests {
     @Test func theUtteranceUnderWayKeepsItsLanguageAndTheNextSwitches() async throws {
         _ = try? RecognizerEngines.register(LanguageEchoRecognizer.engine)  // the first call registers it
         let (session, graph) = try TranscriptionSessionTests().makeSession(engine: "test-language-echo", blocks: 20)

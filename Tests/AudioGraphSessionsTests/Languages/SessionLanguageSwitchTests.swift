@@ -8,7 +8,7 @@ import AudioGraphWhisper
 import Foundation
 import Testing
 
-@Suite(.serialized) struct SessionLanguageSwitchTests {
+@Suite(.serialized, .ownThreads) struct SessionLanguageSwitchTests {
     static let english = "Can you send me the report before lunch?"
     static let spanish = "Mañana vamos a comer con mi familia."
     /// Measured with base, one thread: Spanish CER 0.10 ("¡Maya vamos a comer con mi familia!"); decoded as

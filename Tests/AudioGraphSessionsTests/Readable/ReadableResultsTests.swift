@@ -6,7 +6,7 @@ import Testing
 /// Issue 18, item 5: `RunSummary`, `SourceProgress` and `BatchFileResult` print readably
 /// (`CustomStringConvertible`) instead of as raw structs, and `NodeRegistry.Entry.originKind` tells built-in,
 /// plugin and app types apart for `audiograph nodes`.
-@Suite("readable results")
+@Suite("readable results", .ownThreads)
 struct ReadableResultsTests {
     /// `tone -> rec`, built with the test nodes.
     static func toneGraph(_ tone: String, _ recorder: String) throws -> Graph {
@@ -49,7 +49,7 @@ struct ReadableResultsTests {
 }
 
 /// Issue 18 (terminal output): rates below 1x keep a decimal.
-@Suite("RealTimeFactor")
+@Suite("RealTimeFactor", .ownThreads)
 struct RealTimeFactorTests {
     @Test("15.8 → 16x, 2.46 → 2.5x, 0.3 → 0.3x, 0.04 → 0.04x")
     func format() {

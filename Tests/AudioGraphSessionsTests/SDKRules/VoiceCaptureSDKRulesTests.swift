@@ -58,7 +58,7 @@ final class FailingSourceNode: SourceNode, @unchecked Sendable {
 /// (`localizedDescription` is the message), `speechRecognitionPermissionDenied` for a model that exists but
 /// cannot be read, `cancel()` on an idle capture is a no-op, and the mid-recording failure and the
 /// microphone-permission paths at the session level.
-@Suite(.serialized) struct VoiceCaptureSDKRulesTests {
+@Suite(.serialized, .ownThreads) struct VoiceCaptureSDKRulesTests {
     func registry() -> NodeRegistry {
         var registry = NodeRegistry.builtins
         try? registry.register(FailingSourceNode.self, origin: "test")

@@ -13,7 +13,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite("Security: keepRecording never replaces what is not a regular file (issue 14 item 4)", .serialized)
+@Suite("Security: keepRecording never replaces what is not a regular file (issue 14 item 4)", .serialized, .ownThreads)
 struct KeepRecordingTests {
     static let clip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("AudioGraphSpeechTests/Fixtures/goforward.wav").path

@@ -1,10 +1,11 @@
 import AudioGraphCore
 import AudioGraphSessions
+import AudioGraphTestKit
 import Testing
 
 /// Issue 17, item 1: which controls a session shows follows `hideTranscriptionButton` / `hideClosedCaptionButton`,
 /// a hidden one is refused with the stable code `control_hidden`, and the terminal's key help names the live keys.
-@Suite struct SessionControlsTests {
+@Suite(.ownThreads) struct SessionControlsTests {
     @Test func defaultsHideBothControls() {
         let controls = SessionControls(settings: SessionSettings())
         #expect(SessionControlKind.allCases.allSatisfy { !controls.isShown($0) })

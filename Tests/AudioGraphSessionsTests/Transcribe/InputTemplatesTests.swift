@@ -1,10 +1,11 @@
 import AudioGraph
 import Foundation
+import AudioGraphTestKit
 import Testing
 
 /// Issue 18, item 4 (batch outputs): output paths may use `{stem}`, `{name}`, `{dir}` and `{session}` of the
 /// input, and a template without a single file-source to take them from is a config error naming the parameter.
-@Suite("InputTemplates")
+@Suite("InputTemplates", .ownThreads)
 struct InputTemplatesTests {
     @Test("each placeholder is replaced from the input path and the session")
     func placeholders() {

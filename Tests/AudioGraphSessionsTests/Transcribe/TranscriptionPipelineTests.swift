@@ -1,11 +1,12 @@
 import AudioGraph
 import Foundation
+import AudioGraphTestKit
 import Testing
 
 /// Issue 18, item 1 (`audiograph transcribe`): the built-in transcription pipeline is an ordinary config that
 /// the graph builder accepts, with transcription on and one caption sink per output named after the input
 /// (`InputTemplates`, item 4).
-@Suite("TranscriptionPipeline")
+@Suite("TranscriptionPipeline", .ownThreads)
 struct TranscriptionPipelineTests {
     @Test("-o srt,vtt,json,txt: each format once, in order; webvtt is vtt; an unknown one is a usage error")
     func outputs() throws {

@@ -9,7 +9,7 @@ import Testing
 /// `endUtteranceDeferring`, pairs the results the engine hands back later with their utterances in order
 /// (times, segment ids), drops empty ones, and flushes what is held at finish, flush, stopTranscription and
 /// setLanguage; in real time it keeps calling `endUtterance(speechEndsAfter:)`.
-@Suite(.serialized) struct DeferredFinalTests {
+@Suite(.serialized, .ownThreads) struct DeferredFinalTests {
     /// Feeds utterances at 0, 2, 4, … s of 1 s each (silence), as a VAD would delimit them.
     static func run(realtime: Bool, texts: [String], commands: [Int: ControlCommand] = [:]) throws -> DeferringRecognizer.Log {
         DeferringRecognizer.reset(texts: texts)

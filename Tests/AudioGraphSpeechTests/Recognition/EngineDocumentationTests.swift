@@ -1,10 +1,11 @@
 import AudioGraphCore
 import AudioGraphSpeech
+import AudioGraphTestKit
 import Testing
 
 /// Issue 15, "`audiograph inspect recognizer` lists the common parameters and then each engine's own, and so do
 /// the generated docs": `NodeDocumentation` and `ConfigSchema` read the recognizer's engine parameter groups.
-@Suite struct EngineDocumentationTests {
+@Suite(.ownThreads) struct EngineDocumentationTests {
     static func registry() -> NodeRegistry {
         _ = try? RecognizerEngines.register(EngineParameterTests.engine)  // the first call registers it; later ones find it there
         var registry = NodeRegistry()

@@ -10,7 +10,7 @@ import Testing
 /// and reach `RecognizerOptions.parameters` with their defaults and paths made absolute; another engine's
 /// parameter is refused naming `nodes.asr.hmm`; an unknown one gets a did-you-mean; the engine's input paths go
 /// through the builder's path checks like any node path.
-@Suite(.serialized) struct EngineParameterTests {
+@Suite(.serialized, .ownThreads) struct EngineParameterTests {
     /// The options the probe engine was last made from.
     static let lastOptions = Mutex<RecognizerOptions?>(nil)
 

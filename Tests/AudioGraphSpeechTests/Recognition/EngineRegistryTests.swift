@@ -1,11 +1,12 @@
 import AudioGraphCore
 import AudioGraphSpeech
+import AudioGraphTestKit
 import Testing
 
 /// Issue 15, "engines sit in a registry that refuses duplicates, like NodeRegistry", and `engine: "auto"`:
 /// `RecognizerEngines.register` refuses a name already registered (the built-in's too) and the name `auto`;
 /// auto picks the first of `autoPreference` that is registered and available, and says why.
-@Suite struct EngineRegistryTests {
+@Suite(.ownThreads) struct EngineRegistryTests {
     static func engine(_ name: String) -> RecognizerEngine {
         RecognizerEngine(name: name, summary: "a second one",
                          capabilities: { _ in RecognizerCapabilities(streaming: true, partialResults: false, wordTimings: false,

@@ -1,11 +1,12 @@
 import AudioGraphCore
 import AudioGraphSpeech
+import AudioGraphTestKit
 import Testing
 
 /// Issue 15, "the node's utterance bookkeeping becomes a pure type tested on its own": `UtteranceTracker`
 /// without any engine: segment ids and revisions, replay overlap, partial timing, pause hints waiting for their
 /// audio, the cut at the maximum length, and deferred results paired with their utterances in order.
-@Suite struct UtteranceTrackerTests {
+@Suite(.ownThreads) struct UtteranceTrackerTests {
     static func tracker(partialInterval: Int = 1600, wantsPartials: Bool = true, maxFrames: Int64 = 16000 * 30) -> UtteranceTracker {
         UtteranceTracker(sampleRate: 16000, partialInterval: partialInterval, wantsPartials: wantsPartials,
                          maxUtteranceFrames: maxFrames)

@@ -1,11 +1,12 @@
 import AudioGraphCore
 import AudioGraphSpeech
+import AudioGraphTestKit
 import Testing
 
 /// Issue 14, item 10 — "Terminal escapes": a recognizer's text (a plugin engine's, or words from a model's
 /// dictionary) reaches the terminal through live captions; control characters in it are shown escaped, so the
 /// only escape sequence the renderer writes is its own line clearing.
-struct LiveCaptionEscapeTests {
+@Suite(.ownThreads) struct LiveCaptionEscapeTests {
     @Test("live captions escape control characters in partials and finals, on a terminal and in plain lines",
           arguments: [LiveCaptionRenderer.Style.terminal(columns: 80), .plain])
     func escapesText(style: LiveCaptionRenderer.Style) {

@@ -9,7 +9,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite struct SileroVADEngineTests {
+@Suite(.ownThreads) struct SileroVADEngineTests {
     /// Frame F1 against vad_labels.tsv on the six labelled recordings. chan3_16k's speech from 10.5 to 16.4 s is
     /// quiet and far: Silero misses it, here as in the Python silero-vad package (onnxruntime, the same
     /// segments to 0.1 s), so its bound is lower (measured 0.704).

@@ -10,7 +10,7 @@ import AudioGraphWhisper
 import Foundation
 import Testing
 
-@Suite struct SileroVADErrorTests {
+@Suite(.ownThreads) struct SileroVADErrorTests {
     /// Builds `src -> vad` with these vad parameters (JSON text) over a real clip.
     private func build(_ vad: String, in folder: URL) throws -> Graph {
         let config = folder.appendingPathComponent("vad.json").path

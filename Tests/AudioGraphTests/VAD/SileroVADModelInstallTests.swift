@@ -10,7 +10,7 @@ import AudioGraphWhisper
 import Foundation
 import Testing
 
-@Suite struct SileroVADModelInstallTests {
+@Suite(.ownThreads) struct SileroVADModelInstallTests {
     static let convertedSHA256 = "7589faf6fa057724488dfafa9766da709383d40126c2a45e3caef904cdf4a8c3"
 
     /// The tensor headers of a Silero ggml file: (offset, rank, name length, type, dims, name) and where each

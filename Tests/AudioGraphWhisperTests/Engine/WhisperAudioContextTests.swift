@@ -7,7 +7,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperAudioContextTests {
+@Suite(.ownThreads) struct WhisperAudioContextTests {
     @Test func framesAreTheAudioPlusTheMarginUpToTheWindow() {
         #expect(WhisperAudioContext.frames(forSamples: 0, window: 1500) == 384)
         #expect(WhisperAudioContext.frames(forSamples: 16000, window: 1500) == 50 + 384)

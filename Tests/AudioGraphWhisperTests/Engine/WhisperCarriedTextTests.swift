@@ -4,7 +4,7 @@ import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperCarriedTextTests {
+@Suite(.ownThreads) struct WhisperCarriedTextTests {
     @Test func keepsTheLastWordsAfterThePrompt() {
         var carried = WhisperCarriedText(limit: 4)
         #expect(carried.prompt(after: nil) == nil)
@@ -27,7 +27,7 @@ import Testing
 }
 
 /// The recognizer carries its accepted finals' last words into the next final's prompt (real decodes).
-@Suite struct WhisperContextDecodeTests {
+@Suite(.ownThreads) struct WhisperContextDecodeTests {
     @Test(arguments: [false, true])
     func finalsCarryTheirLastWordsIntoTheNextPrompt(realtime: Bool) throws {
         let recognizer = try WhisperTestSupport.realRecognizer(["packing": "off", "contextWords": 5, "initialPrompt": "Dashwood"],

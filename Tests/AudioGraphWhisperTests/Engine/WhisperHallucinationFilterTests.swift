@@ -1,10 +1,11 @@
 /// Issue 15, engine `whisper`, item "No invented speech": the no-speech/log-probability rule and the
 /// compression-ratio rule, on words as the decoder gives them.
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperHallucinationFilterTests {
+@Suite(.ownThreads) struct WhisperHallucinationFilterTests {
     private func words(_ text: String, logProbability: Double) -> [WhisperWord] {
         text.split(separator: " ").enumerated().map {
             WhisperWord(text: String($1), start: Double($0), end: Double($0) + 0.5, logProbabilities: [logProbability])

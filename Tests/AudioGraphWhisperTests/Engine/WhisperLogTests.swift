@@ -6,7 +6,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct WhisperLogTests {
+@Suite(.serialized, .ownThreads) struct WhisperLogTests {
     /// What the process writes to stderr while `body` runs (fd 2 goes to a temporary file meanwhile).
     private func stderr(during body: () throws -> Void) throws -> String {
         let folder = try TemporaryFolder(prefix: "whisper-log")

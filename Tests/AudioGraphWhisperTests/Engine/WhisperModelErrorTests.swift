@@ -6,7 +6,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperModelErrorTests {
+@Suite(.ownThreads) struct WhisperModelErrorTests {
     private func expectUnavailable(_ path: String, _ body: (RecognizerOptions) throws -> Void) {
         let options = WhisperTestSupport.options(["model": .string(path)])
         do {

@@ -3,10 +3,11 @@
 /// each), give no final text at all.
 import AudioGraphCore
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct WhisperNonSpeechTests {
+@Suite(.serialized, .ownThreads) struct WhisperNonSpeechTests {
     /// Utterance lengths in seconds, 60 s in all (packed: decoded in two or three shared windows).
     static let lengths: [Double] = [2, 3, 5, 8, 12, 30]
     /// The lengths decoded one window each: a short one and a whole window (every decode costs about the

@@ -1,9 +1,10 @@
 /// Issue 15, engine `whisper`, item "File runs": the packer lays utterances into shared 30 s windows and gives
 /// each decoded word back to its utterance, with times relative to the utterance's start.
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperPackerTests {
+@Suite(.ownThreads) struct WhisperPackerTests {
     let packer = WhisperPacker(windowFrames: 30 * 16000, gapFrames: 16000)
 
     @Test func utterancesFitUntilTheWindowIsFull() {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperParametersTests {
+@Suite(.ownThreads) struct WhisperParametersTests {
     @Test func namesAreTheContracts() {
         #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "packing", "audioContext",
                                                          "noSpeechThreshold",

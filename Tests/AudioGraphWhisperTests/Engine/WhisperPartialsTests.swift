@@ -4,10 +4,11 @@
 /// both ways (printed: it depends on the machine's load).
 import AudioGraphCore
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct WhisperPartialsTests {
+@Suite(.serialized, .ownThreads) struct WhisperPartialsTests {
     struct Run {
         /// Audio seconds into the utterance where each new partial text showed up.
         var partials: [(at: Double, text: String)] = []

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct WhisperSpeechTests {
+@Suite(.serialized, .ownThreads) struct WhisperSpeechTests {
     static let clips = ["librivox_0870", "librivox_0890", "forever_4", "espeak_meeting_a", "espeak_meeting_c"]
 
     /// Measured: 2 errors in 64 words one by one ("coldhearted" for "cold hearted"), 1 packed ("renew" for

@@ -1,9 +1,10 @@
 /// Issue 15, engine `whisper`, items "Finals" and "No invented speech": BPE tokens merge into timed words,
 /// special tokens and non-speech annotations ([BLANK_AUDIO], (phone ringing), ♪) are dropped.
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperWordsTests {
+@Suite(.ownThreads) struct WhisperWordsTests {
     @Test func tokensMergeIntoWordsWithTimes() {
         let tokens = [
             WhisperToken("[_BEG_]", start: 0, end: 0, special: true),

@@ -5,10 +5,11 @@
 import AudioGraphCore
 import AudioGraphSpeech
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct WhisperLanguageMappingTests {
+@Suite(.ownThreads) struct WhisperLanguageMappingTests {
     static let multilingualStandIn = WhisperTestSupport.fixtures.appendingPathComponent("for-tests-ggml-base.bin").path
 
     @Test func everyCaptionCodeMapsToALanguageWhisperKnows() {

@@ -8,7 +8,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct WhisperScriptTests {
+@Suite(.serialized, .ownThreads) struct WhisperScriptTests {
     /// 我想买一杯咖啡 / 這個東西多少錢 / 我們明天再見 read by espeak-ng's cmn-latn-pinyin voice.
     static let mandarin = ["wo3 xiang3 mai3 yi4 bei1 ka1 fei1", "zhe4 ge5 dong1 xi1 duo1 shao3 qian2",
                            "wo3 men5 ming2 tian1 zai4 jian4"]

@@ -1,10 +1,11 @@
 /// Issue 15, install (model conversion): vocabulary.txt's byte-level BPE strings map back to raw bytes, and
 /// half floats convert exactly.
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct ByteLevelBPETests {
+@Suite(.ownThreads) struct ByteLevelBPETests {
     @Test func printableBytesStandForThemselvesAndTheRestAreShifted() {
         #expect(ByteLevelBPE.bytes(ofToken: "the") == Array("the".utf8))
         #expect(ByteLevelBPE.bytes(ofToken: "Ġthe") == Array(" the".utf8))  // U+0120 is the space

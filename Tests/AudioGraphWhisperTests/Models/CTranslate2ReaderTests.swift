@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct CTranslate2ReaderTests {
+@Suite(.ownThreads) struct CTranslate2ReaderTests {
     private func sample() -> CTranslate2FileBuilder {
         var builder = CTranslate2FileBuilder()
         builder.variables = [

@@ -5,7 +5,7 @@ import AudioGraphTestKit
 import Foundation
 import Testing
 
-@Suite struct InstallWhisperScriptTests {
+@Suite(.ownThreads) struct InstallWhisperScriptTests {
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/install-whisper.sh").path
 

@@ -1,10 +1,11 @@
 /// Issue 15, install (model conversion): the Slaney mel filter bank CTranslate2 models lack is computed as
 /// librosa computes it (and as Whisper's mel_filters.npz holds it).
 import Foundation
+import AudioGraphTestKit
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite struct MelFiltersTests {
+@Suite(.ownThreads) struct MelFiltersTests {
     // Reference numbers from a one-off numpy computation of librosa.filters.mel(sr=16000, n_fft=400,
     // n_mels=80) (htk=False, norm="slaney"), written independently of the Swift code.
     @Test func matchesLibrosaReferenceValues() {

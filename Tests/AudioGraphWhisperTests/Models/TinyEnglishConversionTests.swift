@@ -7,7 +7,7 @@ import Foundation
 import Testing
 @testable import AudioGraphWhisper
 
-@Suite(.serialized) struct TinyEnglishConversionTests {
+@Suite(.serialized, .ownThreads) struct TinyEnglishConversionTests {
     @Test func hyperparametersFiltersAndVocabularyAreWhisperCpps() throws {
         let folder = try TemporaryFolder(prefix: "audiograph-models")
         let model = try ModelTestSupport.unpackTinyEnglish(into: folder)
