@@ -11,7 +11,7 @@ import Testing
 /// run, and their deadlines pass (seen in CI: 25 s in which no async test in the process ran). Blocked threads
 /// the pool replaces; busy ones it does not. Jobs run here never count against the pool.
 ///
-/// One thread a job is cheap next to what the tests that use it compute, and a job never waits for another.
+/// Starting a thread for each job costs little next to what the tests that use it compute.
 public final class OwnThreadExecutor: TaskExecutor {
     /// The one instance: executors are compared by identity, and this one has no state.
     public static let shared = OwnThreadExecutor()
@@ -21,6 +21,7 @@ public final class OwnThreadExecutor: TaskExecutor {
 
     private init() {}
 
+    /// Starts a thread that runs `job` and ends.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
@@ -42,11 +43,13 @@ public final class OwnThreadExecutor: TaskExecutor {
 /// @Suite(.ownThreads) struct WhisperSpeechTests { … }
 /// ```
 public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
+    /// The trait reaches every test of the suite it is given to, nested suites included.
     public var isRecursive: Bool { true }
 
     /// Shared by every test that has the trait.
     static let slots = ComputeSlots(ProcessInfo.processInfo.activeProcessorCount)
 
+    /// Waits for a slot, then runs the test case with `OwnThreadExecutor` as its executor preference.
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         // Called for the suite and the test as a whole too (no test case): those only pass on.
