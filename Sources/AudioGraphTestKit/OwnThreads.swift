@@ -21,6 +21,9 @@ public final class OwnThreadExecutor: TaskExecutor {
 
     private init() {}
 
+    /// Whether the calling code runs on one of this executor's threads.
+    public static var isCurrentThread: Bool { Thread.current.name == threadName }
+
     /// Starts a thread that runs `job` and ends.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -56,7 +59,13 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil else { return try await function() }
         await Self.slots.acquire()
         defer { Self.slots.release() }
-        try await withTaskExecutorPreference(OwnThreadExecutor.shared) { try await function() }
+        try await withTaskExecutorPreference(OwnThreadExecutor.shared) {
+            // Taking the preference does not always move the task at once: one resumed on a pool thread (by the
+            // slot's release) was seen to stay there until it next suspended, and a synchronous test body never
+            // suspends. So the task moves now, before the body's first line.
+            while !OwnThreadExecutor.isCurrentThread { await Task.yield() }
+            try await function()
+        }
     }
 }
 
