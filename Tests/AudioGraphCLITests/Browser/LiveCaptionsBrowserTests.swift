@@ -103,6 +103,17 @@ struct LiveCaptionsBrowserTests {
         })()
         """
 
+    /// `long.flac` in `directory`, the bundled call 8 times over (3 min 10 s); its path. A run playing it at 1x must
+    /// outlast whatever the page does before the test stops it with Ctrl-C (a cold Chromium start on a busy machine
+    /// included), or it ends by itself and exits 0: three times (71 s) once ran out under CI load.
+    static func makeLongCall(in directory: TemporaryFolder) async throws -> String {
+        let call = packageRoot.appendingPathComponent("examples/audio/call.flac").path
+        let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox"] + Array(repeating: call, count: 8) + ["long.flac"],
+                                        in: directory)
+        guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
+        return directory.path("long.flac")
+    }
+
     @Test func captionsOfARunningSessionReplacePartialsInPlace() async throws {
         let directory = try TemporaryFolder()
         let created = try await Harness.audiograph(["tokens", "create", "--user", "alice",
@@ -111,14 +122,7 @@ struct LiveCaptionsBrowserTests {
         let token = try #require(created.stdoutLines.last?.split(separator: " ").last.map(String.init),
                                  "\(created)")
 
-        // The call 8 times over (3 min 10 s): the run must outlast whatever the page does before the test stops it
-        // with Ctrl-C (a cold Chromium start on a busy machine included), or it ends by itself and exits 0. Three
-        // times (71 s) once ran out under CI load in the steering test, which plays the same file.
-        let call = Self.packageRoot.appendingPathComponent("examples/audio/call.flac").path
-        let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox"] + Array(repeating: call, count: 8) + ["long.flac"],
-                                        in: directory)
-        try #require(sox.status == 0, "sox failed: \(sox.stderr)")
-        try directory.write("live.json", Self.config(audio: directory.path("long.flac")))
+        try directory.write("live.json", Self.config(audio: try await Self.makeLongCall(in: directory)))
         let run = try LiveRun(config: "live.json", in: directory)
         let url: String
         do {

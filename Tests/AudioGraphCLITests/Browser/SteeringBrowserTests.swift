@@ -58,12 +58,8 @@ struct SteeringBrowserTests {
         try #require(created.status == 0, "\(created)")
         let token = try #require(created.stdoutLines.last?.split(separator: " ").last.map(String.init), "\(created)")
         let call = LiveCaptionsBrowserTests.packageRoot.appendingPathComponent("examples/audio/call.flac").path
-        // The call 8 times (3 min 10 s at 1x): the run must outlast whatever delays the test on a loaded machine; it
-        // is interrupted once the steering is checked.
-        let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"), ["sox"] + Array(repeating: call, count: 8) + ["long.flac"],
-                                        in: directory)
-        try #require(sox.status == 0, "sox failed: \(sox.stderr)")
-        _ = try directory.write("steer.json", try Self.config(id: "steered", audio: directory.path("long.flac"), shown: true))
+        let long = try await LiveCaptionsBrowserTests.makeLongCall(in: directory)
+        _ = try directory.write("steer.json", try Self.config(id: "steered", audio: long, shown: true))
         _ = try directory.write("plain.json", try Self.config(id: "plain", audio: call, shown: false))
 
         let run = try LiveRun(config: "steer.json", in: directory)
