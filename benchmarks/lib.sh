@@ -4,6 +4,7 @@
 
 # The repository root (this file is in benchmarks/).
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/swift-tmp.sh"
 
 # usage: the calling script's header comment (line 2 up to `set -euo pipefail`), without the `# `.
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }

@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+source scripts/swift-tmp.sh
 scratch_root=${EXAMPLES_SCRATCH:-$root/.build/examples}
 
 packages=(embedding plugins/gain)

@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+source scripts/swift-tmp.sh
 
 if [ $# -gt 0 ]; then names=("$@"); else names=(gain keyword-spotter); fi
 for name in "${names[@]}"; do

@@ -4,6 +4,7 @@
 # out/demo/call.vtt and its transcript stored in out/demo/transcripts.sqlite, then listed back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/swift-tmp.sh
 bash scripts/install-deps.sh
 swift build --product audiograph
 bin=$(swift build --show-bin-path)/audiograph

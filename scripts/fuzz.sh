@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+source scripts/swift-tmp.sh
 
 all_targets=(json config manifest http plugin)
 seconds=60

@@ -23,6 +23,7 @@
 # AUDIOGRAPH_TEST_WIDTH=N sets how many tests run at once (default 6).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/swift-tmp.sh
 
 binary="$(swift build --show-bin-path)/audiographPackageTests.xctest"
 if [ ! -x "$binary" ]; then

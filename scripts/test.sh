@@ -2,6 +2,7 @@
 # Installs what is missing, builds, and runs every test. This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/swift-tmp.sh
 bash scripts/install-deps.sh
 # A sound server with a null sink, so the microphone tests capture for real (and fail, not skip, without it).
 bash scripts/start-pulseaudio.sh

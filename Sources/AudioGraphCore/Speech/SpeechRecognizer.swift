@@ -14,15 +14,33 @@ public struct RecognizerCapabilities: Sendable, Equatable {
     public var sampleRate: Int
     /// What would make more languages available (another model to install, …); said with a refused language.
     public var languageHint: String?
+    /// Audio the engine wants around each utterance the VAD gives: `leadIn` seconds before its start (never
+    /// before the previous utterance's audio) and `tail` seconds after its end for the final pass.
+    public var context: UtteranceContext
 
     public init(streaming: Bool, partialResults: Bool, wordTimings: Bool, languages: [String], sampleRate: Int,
-                languageHint: String? = nil) {
+                languageHint: String? = nil, context: UtteranceContext = UtteranceContext()) {
         self.streaming = streaming
         self.partialResults = partialResults
         self.wordTimings = wordTimings
         self.languages = languages
         self.sampleRate = sampleRate
         self.languageHint = languageHint
+        self.context = context
+    }
+}
+
+/// Audio a recognizer engine wants around the speech the VAD found (`RecognizerCapabilities.context`).
+public struct UtteranceContext: Sendable, Equatable {
+    /// Seconds of audio before the VAD's start of speech (beyond the VAD's own pre-roll).
+    public var leadIn: Double
+    /// Seconds of audio after the VAD's end of speech given to the final pass.
+    public var tail: Double
+
+    /// The default: no lead-in, 0.2 s of tail (pocketsphinx wants a little silence to close the utterance).
+    public init(leadIn: Double = 0, tail: Double = 0.2) {
+        self.leadIn = leadIn
+        self.tail = tail
     }
 }
 

@@ -133,7 +133,8 @@ public final class RecognizerNode: AudioNode {
         maxUtteranceFrames = Int64(configuration[Self.maxUtteranceSeconds] * Double(capabilities.sampleRate))
         endpointer = SilenceEndpointer(silenceFrames: max(1, silenceMs / 10))
         utterances = UtteranceTracker(sampleRate: capabilities.sampleRate, partialInterval: partialInterval,
-                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames)
+                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames,
+                                      context: capabilities.context)
     }
 
     public var acceptedFormats: FormatRequirement {
@@ -154,8 +155,10 @@ public final class RecognizerNode: AudioNode {
         ring = AudioRing(capacity: sampleRate * 4)
         endpointerFrame.reserveCapacity(sampleRate / 100)
         followsVAD = context.inputKinds.contains(.speech)
+        // The engine's context may depend on the run being real time (known only now).
         utterances = UtteranceTracker(sampleRate: sampleRate, partialInterval: partialInterval,
-                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames)
+                                      wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames,
+                                      context: engine.capabilities(options).context)
         recognizer = try engine.make(options)
         // Without a VAD the first utterance starts with the stream, as a whole-file decode would.
         waitingForSound = false

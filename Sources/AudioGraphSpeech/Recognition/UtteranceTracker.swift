@@ -11,8 +11,10 @@ public struct UtteranceTracker: Sendable {
     /// The utterance being fed.
     public struct Current: Sendable, Equatable {
         public var segment: Int
-        /// Stream position of its first frame.
+        /// Stream position of its first frame (the engine's lead-in before the speech included).
         public var start: Int64
+        /// Where the VAD said speech starts (its pre-roll included): the captions' start.
+        public var speechStart: Int64
         /// Stream position up to which audio has been given to the engine.
         public var fedUpTo: Int64
         public var framesSincePartial = 0
@@ -26,7 +28,10 @@ public struct UtteranceTracker: Sendable {
     /// An utterance that has ended and waits for its final result.
     public struct Ended: Sendable, Equatable {
         public var segment: Int
+        /// Stream position of its first frame (word times count from here).
         public var start: Int64
+        /// Where speech started, for the final's start.
+        public var speechStart: Int64
         /// Where speech ended (never past the audio fed).
         public var end: Int64
         /// Partials emitted for it.
@@ -48,6 +53,10 @@ public struct UtteranceTracker: Sendable {
     public let partialInterval: Int
     public let wantsPartials: Bool
     public let maxUtteranceFrames: Int64
+    /// Frames of audio before the VAD's start of speech (`UtteranceContext.leadIn`).
+    public let leadInFrames: Int64
+    /// Frames kept after the VAD's end of speech for the final pass (`UtteranceContext.tail`).
+    public let tailFrames: Int
 
     public private(set) var current: Current?
     /// Ended utterances whose results are not known yet, oldest first.
@@ -56,28 +65,31 @@ public struct UtteranceTracker: Sendable {
     public private(set) var lastSegment = 0
     /// Stream position where transcription last started; audio before it is never fed.
     public var activeFrom: Int64 = 0
+    /// Where the last ended utterance's audio ends (its final's tail included): a lead-in never reaches before it.
+    public private(set) var previousAudioEnd: Int64 = 0
 
-    /// Audio kept after the VAD's end of speech for the final pass (pocketsphinx wants a little silence to close
-    /// the utterance).
-    public static let speechEndTailSeconds = 0.2
-
-    public init(sampleRate: Int, partialInterval: Int, wantsPartials: Bool, maxUtteranceFrames: Int64) {
+    public init(sampleRate: Int, partialInterval: Int, wantsPartials: Bool, maxUtteranceFrames: Int64,
+                context: UtteranceContext = UtteranceContext()) {
         self.sampleRate = sampleRate
         self.partialInterval = partialInterval
         self.wantsPartials = wantsPartials && partialInterval > 0
         self.maxUtteranceFrames = maxUtteranceFrames
+        leadInFrames = Int64((max(0, context.leadIn) * Double(sampleRate)).rounded())
+        tailFrames = Int((max(0, context.tail) * Double(sampleRate)).rounded())
     }
 
     public var inUtterance: Bool { current != nil }
 
-    /// Begins an utterance at `position`, or later when audio before it is gone (`earliest`, the ring's start)
-    /// or was before the transcription started. Returns its start.
+    /// Begins an utterance whose speech starts at `position` (or later when audio before it is gone, `earliest`
+    /// being the ring's start, or was before the transcription started), its audio `leadInFrames` earlier but
+    /// not before the previous utterance's audio. Returns where its audio starts.
     @discardableResult
     public mutating func begin(at position: Int64, earliest: Int64) -> Int64 {
         precondition(current == nil, "an utterance is already open")
-        let start = max(position, earliest, activeFrom)
+        let speechStart = max(position, earliest, activeFrom)
+        let start = min(speechStart, max(position - leadInFrames, earliest, activeFrom, previousAudioEnd))
         lastSegment += 1
-        current = Current(segment: lastSegment, start: start, fedUpTo: start)
+        current = Current(segment: lastSegment, start: start, speechStart: speechStart, fedUpTo: start)
         return start
     }
 
@@ -114,7 +126,7 @@ public struct UtteranceTracker: Sendable {
         utterance.revision += 1
         current = utterance
         return TranscriptUpdate(segment: utterance.segment, revision: utterance.revision, isFinal: false,
-                                start: seconds(utterance.start), end: seconds(utterance.fedUpTo), text: text,
+                                start: seconds(utterance.speechStart), end: seconds(utterance.fedUpTo), text: text,
                                 language: language)
     }
 
@@ -122,7 +134,7 @@ public struct UtteranceTracker: Sendable {
     /// end plus the tail. The same for a pause hint and the `speechEnded` at the same time.
     public func finalFrames(speechEndingAt position: Int64) -> Int? {
         guard let current else { return nil }
-        return Int(position - current.start) + Int(Self.speechEndTailSeconds * Double(sampleRate))
+        return Int(position - current.start) + tailFrames
     }
 
     /// The VAD heard a pause at `position`: returns the frames to pass to `prepareFinal` now, or keeps them
@@ -142,7 +154,8 @@ public struct UtteranceTracker: Sendable {
         guard let utterance = current else { return nil }
         let frames = speechEnded ? finalFrames(speechEndingAt: position) : nil
         current = nil
-        pending.append(Ended(segment: utterance.segment, start: utterance.start,
+        previousAudioEnd = frames.map { utterance.start + Int64($0) } ?? min(position, utterance.fedUpTo)
+        pending.append(Ended(segment: utterance.segment, start: utterance.start, speechStart: utterance.speechStart,
                              end: min(position, utterance.fedUpTo), revision: utterance.revision))
         return frames
     }
@@ -164,11 +177,13 @@ public struct UtteranceTracker: Sendable {
             let words = result.words.map {
                 RecognizedWord(word: $0.word, start: offset + $0.start, end: offset + $0.end, confidence: $0.confidence)
             }
-            // The utterance ends where the VAD said speech ended (audio fed past it is its hangover), never
+            // The utterance starts where the VAD said speech started (a lead-in before it is context), never after
+            // its first word, and ends where the VAD said speech ended (audio fed past it is its hangover), never
             // before its last word.
+            let start = min(seconds(utterance.speechStart), words.first?.start ?? seconds(utterance.speechStart))
             let end = max(seconds(utterance.end), words.last?.end ?? offset)
             updates.append(TranscriptUpdate(segment: utterance.segment, revision: utterance.revision + 1, isFinal: true,
-                                            start: offset, end: end, text: result.text, confidence: result.confidence,
+                                            start: start, end: end, text: result.text, confidence: result.confidence,
                                             words: words, language: language))
         }
         return updates

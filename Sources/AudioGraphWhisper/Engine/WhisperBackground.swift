@@ -57,7 +57,8 @@ final class WhisperBackground: @unchecked Sendable {
         self.filter = filter
     }
 
-    /// Partials are a preview: greedy even when the finals use beams, always in a fitted encoder window (a partial
+    /// Partials are a preview: greedy without temperature fallback even when the finals use them, always in a
+    /// fitted encoder window (a partial
     /// must end inside the sentence it previews), and on half the threads, so that the audio path and a final
     /// decoded meanwhile keep a core (on 2 cores: one thread each).
     static func partialOptions(_ finalOptions: WhisperDecodeOptions) -> WhisperDecodeOptions {
@@ -65,6 +66,7 @@ final class WhisperBackground: @unchecked Sendable {
         partial.tokenTimestamps = false
         partial.fitsAudioContext = true
         partial.beamSize = nil
+        partial.temperatureIncrement = 0
         partial.threads = max(1, finalOptions.threads / 2)
         return partial
     }

@@ -49,11 +49,13 @@ final class AbortFlag: Sendable {
     var isAborted: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// How `whisper_full` is called (the traps in WHISPER.md: no temperature fallback; no text context across calls;
+/// How `whisper_full` is called (the traps in WHISPER.md: temperature fallback only where asked; no text context across calls;
 /// `audio_ctx` either whisper's own or fitted with a margin, `WhisperAudioContext`).
 struct WhisperDecodeOptions: Sendable {
     var threads: Int
     var beamSize: Int?
+    /// whisper.cpp's temperature fallback step (`temperature_inc`); 0: none.
+    var temperatureIncrement: Double = 0
     /// whisper's language code ("en").
     var language: String
     var initialPrompt: String?
@@ -86,7 +88,7 @@ extension WhisperState {
         params.suppress_blank = true
         params.suppress_nst = true
         params.temperature = 0
-        params.temperature_inc = 0
+        params.temperature_inc = Float(options.temperatureIncrement)
         params.no_speech_thold = Float(options.noSpeechThreshold)
         params.logprob_thold = Float(options.logProbThreshold)
         params.audio_ctx = options.fitsAudioContext

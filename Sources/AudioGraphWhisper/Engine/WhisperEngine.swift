@@ -35,6 +35,19 @@ public enum WhisperEngine {
         "beamSize", range: 1...16,
         doc: "Beam search with this many beams for finals (1: greedy); absent (the default): greedy decoding, faster "
             + "and lighter. A beam search that loops is decoded again greedily.")
+    static let temperatureIncrement = Parameter.number(
+        "temperatureIncrement", range: 0...1, default: 0,
+        doc: "Temperature fallback for finals: a decode that fails (average token log-probability under "
+            + "logProbThreshold, or a repetition loop) is decoded again at a temperature this much higher, up to 1 "
+            + "(whisper-cli's --temperature-inc, 0.2 there); 0 (the default): never. Partials never fall back.")
+    static let leadInMs = Parameter.integer(
+        "leadInMs", range: 0...1000, default: 0,
+        doc: "Audio before the VAD's start of speech (and its pre-roll) given to the decoder with each utterance, "
+            + "never reaching into the previous one's; default 0.")
+    static let tailMs = Parameter.integer(
+        "tailMs", range: 0...2000, default: 200,
+        doc: "Audio after the VAD's end of speech given to the final pass (up to the VAD's hangover, 650 ms by "
+            + "default, it delays no final); default 200.")
     static let initialPrompt = Parameter.string(
         "initialPrompt", doc: "Text given to the decoder before each utterance (names, spelling, style); default none.")
 
@@ -50,6 +63,9 @@ public enum WhisperEngine {
                           + "`audiograph models install tiny.en` puts it there)."),
         threads.spec,
         beamSize.spec,
+        temperatureIncrement.spec,
+        leadInMs.spec,
+        tailMs.spec,
         packing.spec,
         audioContext.spec,
         noSpeechThreshold.spec,
@@ -76,10 +92,10 @@ public enum WhisperEngine {
     }
 
     public static func capabilities(_ options: RecognizerOptions) -> RecognizerCapabilities {
-        let model = WhisperSettings(options.parameters).model
+        let settings = WhisperSettings(options.parameters)
         return RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
-                                      languages: languages(ofModel: model), sampleRate: WhisperPacker.sampleRate,
-                                      languageHint: languageHint(ofModel: model))
+                                      languages: languages(ofModel: settings.model), sampleRate: WhisperPacker.sampleRate,
+                                      languageHint: languageHint(ofModel: settings.model), context: settings.utteranceContext)
     }
 
     /// Checks the model file before any audio flows: there, readable, a ggml whisper header.

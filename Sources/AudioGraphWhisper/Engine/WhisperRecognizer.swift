@@ -8,8 +8,8 @@ import Foundation
 /// Confinement: the recognizer node's thread, one call at a time; the background decoder keeps its state to
 /// its own queue (`WhisperBackground`).
 ///
-/// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, without temperature fallback, words
-///   timed by token timestamps; text of earlier finals is carried into the prompt only when `contextWords` asks
+/// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, with temperature fallback when
+///   `temperatureIncrement` asks, words timed by token timestamps; text of earlier finals is carried into the prompt only when `contextWords` asks
 ///   for it; the encoder reads whisper's 30 s window, or in real time (`audioContext` auto) only the audio plus a
 ///   margin (`WhisperAudioContext`).
 /// - Partials (real time only): the growing utterance is decoded again in the background whenever the node asks
@@ -77,6 +77,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         }
         language = options.language
         decodeOptions = WhisperDecodeOptions(threads: settings.threads, beamSize: settings.beams,
+                                             temperatureIncrement: settings.temperatureIncrement,
                                              language: whisperLanguage,
                                              initialPrompt: WhisperLanguages.initialPrompt(for: options.language,
                                                                                            userPrompt: settings.initialPrompt),

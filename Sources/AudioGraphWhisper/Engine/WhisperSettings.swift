@@ -31,6 +31,11 @@ public struct WhisperSettings: Sendable, Equatable {
     public var threads: Int
     /// The `beamSize` set in the config; nil: not set (greedy, `beams`).
     public var beamSize: Int?
+    /// whisper.cpp's temperature fallback step for finals (`temperature_inc`); 0: none.
+    public var temperatureIncrement: Double
+    /// Milliseconds of audio before the VAD's start and after its end given to the decoder.
+    public var leadInMs: Int
+    public var tailMs: Int
     public var packing: Packing
     public var audioContext: AudioContext
     public var noSpeechThreshold: Double
@@ -53,6 +58,9 @@ public struct WhisperSettings: Sendable, Equatable {
         model = parameters["model"]?.stringValue ?? WhisperModelLocations.defaultModelPath()
         threads = WhisperEngine.threads.value(in: parameters) ?? Self.defaultThreads
         beamSize = WhisperEngine.beamSize.value(in: parameters)
+        temperatureIncrement = WhisperEngine.temperatureIncrement.value(in: parameters)
+        leadInMs = WhisperEngine.leadInMs.value(in: parameters)
+        tailMs = WhisperEngine.tailMs.value(in: parameters)
         packing = WhisperEngine.packing.value(in: parameters)
         audioContext = WhisperEngine.audioContext.value(in: parameters)
         noSpeechThreshold = WhisperEngine.noSpeechThreshold.value(in: parameters)
@@ -71,12 +79,18 @@ public struct WhisperSettings: Sendable, Equatable {
         }
     }
 
-    /// The beams of finals; nil: greedy (`beamSize` not set, or 1). Greedy stays the default: 5 beams were
-    /// better on the dev set of benchmarks/eval_speech.sh but worse on the 14 recorded clips (6.1 % WER against
-    /// the 5 % target) and peaked at 311 MB on the 60 s call (target < 300 MB); docs/speech.md has the figures.
+    /// The beams of finals; nil: greedy (`beamSize` not set, or 1). Greedy stays the default: 5 beams with the
+    /// temperature fallback and more audio around each utterance beat whisper-cli on 7 of the 10 recorded and
+    /// unseen sets, but wrote "beep beep beep…" on the tones of the no-invented-speech test, where greedy writes
+    /// nothing, and peaked at 311 MB on the 60 s call (target < 300 MB); docs/speech.md has the figures.
     public var beams: Int? {
         guard let beamSize, beamSize > 1 else { return nil }
         return beamSize
+    }
+
+    /// The audio around each utterance this engine asks the recognizer node for (`leadInMs`, `tailMs`).
+    public var utteranceContext: UtteranceContext {
+        UtteranceContext(leadIn: Double(leadInMs) / 1000, tail: Double(tailMs) / 1000)
     }
 
     /// Whether utterances are packed when the node defers finals.

@@ -13,12 +13,7 @@ import Testing
     /// Feeds utterances at 0, 2, 4, … s of 1 s each (silence), as a VAD would delimit them.
     static func run(realtime: Bool, texts: [String], commands: [Int: ControlCommand] = [:]) throws -> DeferringRecognizer.Log {
         DeferringRecognizer.reset(texts: texts)
-        _ = try? RecognizerEngines.register(DeferringRecognizer.engine)  // first call registers; later ones find it
-        let values = try ParameterValidation.validate(["engine": .string(DeferringRecognizer.engine.name)],
-                                                      against: RecognizerNode.descriptor, at: .root / "nodes" / "asr")
-        let node = try RecognizerNode(configuration: NodeConfiguration(id: "asr", type: "recognizer", values: values))
-        let harness = try NodeHarness(node, id: "asr", input: SpeechFixtures.format, inputKinds: [.audio, .speech],
-                                      options: RunOptions(realtime: realtime))
+        let harness = try RecognizerNodeHarness.make(engine: DeferringRecognizer.engine, realtime: realtime)
         for index in texts.indices {
             let start = Double(index) * 2
             try harness.push(Event(node: "vad", time: start, payload: .speechStarted))

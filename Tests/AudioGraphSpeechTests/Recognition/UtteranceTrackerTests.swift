@@ -22,6 +22,33 @@ import Testing
         #expect(t.current?.segment == 2)
     }
 
+    @Test("the engine's lead-in starts the audio earlier, never inside the previous utterance's, and its tail ends the final later; captions keep the speech's start")
+    func engineContext() throws {
+        var t = UtteranceTracker(sampleRate: 16000, partialInterval: 1600, wantsPartials: false, maxUtteranceFrames: 16000 * 30,
+                                 context: UtteranceContext(leadIn: 0.2, tail: 0.5))
+        #expect(t.begin(at: 16000, earliest: 0) == 16000 - 3200)
+        _ = t.fed(32000, upTo: 44800)
+        // Speech ended at 40000: the final pass gets up to 40000 + 0.5 s, counted from the audio's start.
+        #expect(t.end(at: 40000, speechEnded: true) == 40000 + 8000 - 12800)
+        #expect(t.previousAudioEnd == 48000)
+        // The next speech starts 0.1 s after that audio ends: its lead-in stops there.
+        #expect(t.begin(at: 49600, earliest: 0) == 48000)
+        #expect(t.current?.speechStart == 49600)
+        _ = t.fed(16000, upTo: 64000)
+        _ = t.end(at: 60000, speechEnded: true)
+        let finals = try t.resolve([RecognitionResult(text: "one", words: [RecognizedWord(word: "one", start: 0.5, end: 1)]),
+                                    RecognitionResult(text: "two", words: [RecognizedWord(word: "two", start: 0.05, end: 0.5)])],
+                                   language: "en-US")
+        // Word times count from the audio's start; the final starts at the speech's start, or at an earlier word.
+        #expect(finals.map(\.start) == [1.0, 3.0 + 0.05])
+        #expect(finals[0].words.first?.start == 0.8 + 0.5)
+        // Without a context: no lead-in, 0.2 s of tail.
+        var plain = Self.tracker()
+        #expect(plain.begin(at: 16000, earliest: 0) == 16000)
+        _ = plain.fed(16000, upTo: 32000)
+        #expect(plain.end(at: 30000, speechEnded: true) == 14000 + 3200)
+    }
+
     @Test("a replay overlapping the live buffer is fed once")
     func alreadyFedSkipsTheOverlap() {
         var t = Self.tracker()

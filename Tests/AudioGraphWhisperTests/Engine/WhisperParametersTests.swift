@@ -8,7 +8,8 @@ import Testing
 
 @Suite(.ownThreads) struct WhisperParametersTests {
     @Test func namesAreTheContracts() {
-        #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "packing", "audioContext",
+        #expect(WhisperEngine.parameters.map(\.name) == ["model", "threads", "beamSize", "temperatureIncrement", "leadInMs",
+                                                         "tailMs", "packing", "audioContext",
                                                          "noSpeechThreshold",
                                                          "logProbThreshold", "compressionRatioThreshold", "initialPrompt",
                                                          "contextWords"])
@@ -29,11 +30,16 @@ import Testing
         #expect(WhisperSettings([:]).audioContext == .auto)
     }
 
-    /// Greedy unless `beamSize` asks for more than one beam.
-    @Test func beamsAreGreedyUnlessAsked() {
+    /// Greedy unless `beamSize` asks for more than one beam; no temperature fallback unless asked; the node's
+    /// default context (no lead-in, 0.2 s of tail) unless `leadInMs` / `tailMs` say otherwise.
+    @Test func decodingDefaults() {
         #expect(WhisperSettings([:]).beams == nil)
         #expect(WhisperSettings(["beamSize": 1]).beams == nil)
         #expect(WhisperSettings(["beamSize": 3]).beams == 3)
+        #expect(WhisperSettings([:]).temperatureIncrement == 0)
+        #expect(WhisperSettings(["temperatureIncrement": 0.2]).temperatureIncrement == 0.2)
+        #expect(WhisperSettings([:]).utteranceContext == UtteranceContext())
+        #expect(WhisperSettings(["leadInMs": 200, "tailMs": 500]).utteranceContext == UtteranceContext(leadIn: 0.2, tail: 0.5))
     }
 
     /// A beam search that loops is decoded again greedily (the hallucination rules would drop a loop whole: the
@@ -59,6 +65,23 @@ import Testing
         #expect(decode(beams) == greedyText)
         beams.compressionRatioThreshold = 2.4
         #expect(decode(beams) == beamText, "an ordinary sentence is kept")
+    }
+
+    /// `temperatureIncrement` reaches whisper.cpp: on a noisy clip greedy decoding fails (tiny.en writes "the the
+    /// the …", average log-probability far under -1) and the fallback decodes it again into real words.
+    @Test func temperatureFallbackRescuesAFailedDecode() throws {
+        let clip = try WhisperTestSupport.samples("espeak_clinic_babble10")
+        let reference = WhisperTestSupport.references["espeak_clinic_babble10"] ?? "?"
+        let greedy = try WhisperTestSupport.decode(try WhisperTestSupport.realRecognizer(["packing": "off"]), clip)
+        let fallback = try WhisperTestSupport.decode(
+            try WhisperTestSupport.realRecognizer(["packing": "off", "temperatureIncrement": 0.2]), clip)
+        let greedyErrors = WordErrorRate.errors(reference: reference, hypothesis: greedy.text).errors
+        let fallbackErrors = WordErrorRate.errors(reference: reference, hypothesis: fallback.text).errors
+        print("greedy (\(greedyErrors) errors): \(greedy.text)\nfallback (\(fallbackErrors) errors): \(fallback.text)")
+        // Measured: greedy "the" (30 errors in 30 words), the fallback its last sentence (21 errors).
+        #expect(greedyErrors >= 25, "\(greedy.text)")
+        #expect(fallbackErrors <= greedyErrors - 6, "\(fallback.text)")
+        #expect(fallback.text.lowercased().contains("end of the month"), "\(fallback.text)")
     }
 
     @Test func beamSearchDecodesRealSpeech() throws {
