@@ -39,8 +39,15 @@ import Testing
         #expect(back.id == "g" && back.type == "gain" && back.values == configuration.values && back.baseDirectory == "/base")
         #expect(back.session == session)
         let capabilities = RecognizerCapabilities(streaming: true, partialResults: false, wordTimings: true, languages: ["en-US"],
-                                                  sampleRate: 16000)
+                                                  sampleRate: 16000, context: UtteranceContext(leadIn: 0.2, tail: 0.5))
         #expect(try WireFormat.capabilities(roundTrip(WireFormat.encode(capabilities))) == capabilities)
+        // A plugin that sends no context gets the node's default; a negative one is refused.
+        let withoutContext: JSONValue = ["streaming": true, "partialResults": false, "wordTimings": true,
+                                         "languages": ["en-US"], "sampleRate": 16000]
+        #expect(try WireFormat.capabilities(withoutContext).context == UtteranceContext())
+        var negative = withoutContext.objectValue ?? [:]
+        negative["context"] = ["leadIn": -1]
+        #expect(throws: WireFormatError.self) { try WireFormat.capabilities(.object(negative)) }
         let result = RecognitionResult(text: "go", confidence: 0.8, words: [.init(word: "go", start: 0.1, end: 0.3, confidence: 0.9)])
         #expect(try WireFormat.recognitionResult(roundTrip(WireFormat.encode(result))) == result)
         #expect(try WireFormat.format(roundTrip(WireFormat.encode(AudioFormat(sampleRate: 44100, channels: 2))))

@@ -298,16 +298,26 @@ public enum WireFormat {
     public static func encode(_ capabilities: RecognizerCapabilities) -> JSONValue {
         .object(["streaming": .bool(capabilities.streaming), "partialResults": .bool(capabilities.partialResults),
                  "wordTimings": .bool(capabilities.wordTimings), "languages": .array(capabilities.languages.map { .string($0) }),
-                 "sampleRate": .number(Double(capabilities.sampleRate))])
+                 "sampleRate": .number(Double(capabilities.sampleRate)),
+                 "context": .object(["leadIn": .number(capabilities.context.leadIn), "tail": .number(capabilities.context.tail)])])
     }
 
     public static func capabilities(_ value: JSONValue) throws(WireFormatError) -> RecognizerCapabilities {
         let object = try value.wireObject("capabilities")
         let rate = try object.wireInt("sampleRate")
         guard rate > 0 else { throw WireFormatError("capabilities.sampleRate must be positive") }
+        // A plugin built before `context` existed sends none: the node's default.
+        var context = UtteranceContext()
+        if let declared = object["context"]?.objectValue {
+            context.leadIn = declared["leadIn"]?.doubleValue ?? context.leadIn
+            context.tail = declared["tail"]?.doubleValue ?? context.tail
+            guard context.leadIn >= 0, context.tail >= 0 else {
+                throw WireFormatError("capabilities.context.leadIn and .tail must not be negative")
+            }
+        }
         return RecognizerCapabilities(streaming: try object.wireBool("streaming"), partialResults: try object.wireBool("partialResults"),
                                       wordTimings: try object.wireBool("wordTimings"), languages: try object.wireStrings("languages"),
-                                      sampleRate: rate)
+                                      sampleRate: rate, context: context)
     }
 
     public static func encode(_ result: RecognitionResult) -> JSONValue {
