@@ -29,7 +29,8 @@ public struct WhisperHallucinationFilter: Sendable, Equatable {
         /// The window's no-speech probability is above its threshold and the words' average log-probability
         /// below its own (OpenAI's rule).
         case noSpeech
-        /// The text compresses too well (a repetition loop: "go forward go forward go forward…").
+        /// The text compresses too well (a repetition loop: "go forward go forward go forward…"), or is one word
+        /// said `repeatedWordLimit` times or more.
         case repetitive
     }
 
@@ -38,7 +39,20 @@ public struct WhisperHallucinationFilter: Sendable, Equatable {
         guard !words.isEmpty else { return nil }
         if noSpeechProbability > noSpeechThreshold && Self.averageLogProbability(words) < logProbThreshold { return .noSpeech }
         if Self.compressionRatio(WhisperWords.text(of: words)) > compressionRatioThreshold { return .repetitive }
+        if Self.isOneWordRepeated(words) { return .repetitive }
         return nil
+    }
+
+    /// Words in a row, all the same, that make a loop (`isOneWordRepeated`).
+    public static let repeatedWordLimit = 5
+
+    /// Whether the words are one word, `repeatedWordLimit` times or more (case and punctuation aside): a loop too
+    /// short for zlib to see. With 5 beams, on the packed tones of WhisperNonSpeechTests, whisper wrote "beep beep
+    /// beep beep beep beep" (compression ratio 1.81); greedy, on a noisy heldout clip, "the the the the the" (1.36).
+    public static func isOneWordRepeated(_ words: [WhisperWord]) -> Bool {
+        guard words.count >= repeatedWordLimit else { return false }
+        let keys = Set(words.map { $0.text.lowercased().filter { $0.isLetter || $0.isNumber } })
+        return keys.count == 1 && keys.first?.isEmpty == false
     }
 
     /// The mean of the words' token log-probabilities.

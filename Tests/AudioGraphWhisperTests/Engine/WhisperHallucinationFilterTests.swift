@@ -30,6 +30,18 @@ import Testing
         #expect(filter.rejection(of: words(sentence, logProbability: -0.3), noSpeechProbability: 0.02) == nil)
     }
 
+    /// A loop too short for the compression ratio: one word five times or more.
+    @Test func oneWordRepeatedIsALoop() {
+        let filter = WhisperHallucinationFilter()
+        for loop in ["beep beep beep beep beep beep", "The, the, the, the, the.", "5 5 5 5 5"] {
+            #expect(WhisperHallucinationFilter.compressionRatio(loop) < 2.4)
+            #expect(filter.rejection(of: words(loop, logProbability: -0.1), noSpeechProbability: 0) == .repetitive, "\(loop)")
+        }
+        for speech in ["no no no no", "no no no no yes", "go go go go gone"] {
+            #expect(filter.rejection(of: words(speech, logProbability: -0.1), noSpeechProbability: 0) == nil, "\(speech)")
+        }
+    }
+
     @Test func thresholdsComeFromTheSettings() {
         let settings = WhisperSettings(["noSpeechThreshold": 0.95, "logProbThreshold": -3, "compressionRatioThreshold": 10])
         let filter = WhisperHallucinationFilter(settings)

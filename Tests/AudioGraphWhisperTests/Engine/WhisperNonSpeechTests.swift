@@ -71,7 +71,17 @@ import Testing
     }
 
     @Test(arguments: Signal.allCases) func packedGivesNoText(_ signal: Signal) throws {
-        let recognizer = try WhisperTestSupport.realRecognizer()
+        try expectNoTextPacked(signal, parameters: [:], label: "greedy")
+    }
+
+    /// The same with whisper-cli's decoding (5 beams, temperature fallback): on the tones the beams wrote "beep beep
+    /// beep beep beep beep", which the repeated-word rule drops.
+    @Test(arguments: Signal.allCases) func packedWithBeamsGivesNoText(_ signal: Signal) throws {
+        try expectNoTextPacked(signal, parameters: ["beamSize": 5, "temperatureIncrement": 0.2], label: "5 beams")
+    }
+
+    private func expectNoTextPacked(_ signal: Signal, parameters: JSONObject, label: String) throws {
+        let recognizer = try WhisperTestSupport.realRecognizer(parameters)
         var results: [RecognitionResult] = []
         for utterance in Self.utterances(signal) {
             try recognizer.startUtterance()
@@ -80,8 +90,8 @@ import Testing
         }
         results += try recognizer.flushDeferredResults()
         #expect(results.count == Self.lengths.count)
-        #expect(results.allSatisfy { $0.text.isEmpty }, "\(signal): \(results.map(\.text))")
-        print("whisper \(signal) packed (\(recognizer.finalDecodes) decodes): rejected \(recognizer.rejections)")
+        #expect(results.allSatisfy { $0.text.isEmpty }, "\(signal), \(label): \(results.map(\.text))")
+        print("whisper \(signal) packed, \(label) (\(recognizer.finalDecodes) decodes): rejected \(recognizer.rejections)")
     }
 
     /// The tests above can fail: with the no-speech rule off (threshold 1), whisper writes text on 5 s of silence
