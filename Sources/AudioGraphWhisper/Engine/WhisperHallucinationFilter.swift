@@ -48,7 +48,8 @@ public struct WhisperHallucinationFilter: Sendable, Equatable {
 
     /// Whether the words are one word, `repeatedWordLimit` times or more (case and punctuation aside): a loop too
     /// short for zlib to see. With 5 beams, on the packed tones of WhisperNonSpeechTests, whisper wrote "beep beep
-    /// beep beep beep beep" (compression ratio 1.81); greedy, on a noisy heldout clip, "the the the the the" (1.36).
+    /// beep beep beep beep" (compression ratio 1.81); greedy, on a noisy heldout clip with flash attention on, "the
+    /// the the the the" (1.36).
     public static func isOneWordRepeated(_ words: [WhisperWord]) -> Bool {
         guard words.count >= repeatedWordLimit else { return false }
         let keys = Set(words.map { $0.text.lowercased().filter { $0.isLetter || $0.isNumber } })
