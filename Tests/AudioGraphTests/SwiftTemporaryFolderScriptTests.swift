@@ -22,7 +22,6 @@ import Testing
         let temporary = folder.path("tmp")
         let package = folder.path("package")
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: true)
         _ = try folder.write("package/Package.swift", """
             // swift-tools-version:6.0
             import PackageDescription

@@ -155,10 +155,9 @@ public final class RecognizerNode: AudioNode {
         ring = AudioRing(capacity: sampleRate * 4)
         endpointerFrame.reserveCapacity(sampleRate / 100)
         followsVAD = context.inputKinds.contains(.speech)
-        // The engine's context may depend on the run being real time (known only now).
         utterances = UtteranceTracker(sampleRate: sampleRate, partialInterval: partialInterval,
                                       wantsPartials: options.wantsPartials, maxUtteranceFrames: maxUtteranceFrames,
-                                      context: engine.capabilities(options).context)
+                                      context: capabilities.context)
         recognizer = try engine.make(options)
         // Without a VAD the first utterance starts with the stream, as a whole-file decode would.
         waitingForSound = false

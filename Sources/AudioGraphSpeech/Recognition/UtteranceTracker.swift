@@ -154,7 +154,7 @@ public struct UtteranceTracker: Sendable {
         guard let utterance = current else { return nil }
         let frames = speechEnded ? finalFrames(speechEndingAt: position) : nil
         current = nil
-        previousAudioEnd = frames.map { utterance.start + Int64($0) } ?? min(position, utterance.fedUpTo)
+        previousAudioEnd = speechEnded ? position + Int64(tailFrames) : min(position, utterance.fedUpTo)
         pending.append(Ended(segment: utterance.segment, start: utterance.start, speechStart: utterance.speechStart,
                              end: min(position, utterance.fedUpTo), revision: utterance.revision))
         return frames

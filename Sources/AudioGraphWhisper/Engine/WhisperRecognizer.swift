@@ -9,9 +9,9 @@ import Foundation
 /// its own queue (`WhisperBackground`).
 ///
 /// - Finals: each utterance is decoded whole, greedy or with `beamSize` beams, with temperature fallback when
-///   `temperatureIncrement` asks, words timed by token timestamps; text of earlier finals is carried into the prompt only when `contextWords` asks
-///   for it; the encoder reads whisper's 30 s window, or in real time (`audioContext` auto) only the audio plus a
-///   margin (`WhisperAudioContext`).
+///   `temperatureIncrement` asks, words timed by token timestamps; text of earlier finals is carried into the
+///   prompt only when `contextWords` asks for it; the encoder reads whisper's 30 s window, or in real time
+///   (`audioContext` auto) only the audio plus a margin (`WhisperAudioContext`).
 /// - Partials (real time only): the growing utterance is decoded again in the background whenever the node asks
 ///   and no decode is running, and not sooner after the last one than that one took (so partials use at most
 ///   about half of the time); `partialHypothesis` returns the newest finished one and never waits.
