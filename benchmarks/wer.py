@@ -37,10 +37,20 @@ Usage:
   wer.py normalize          each stdin line -> its normalized words, space-separated, one line each
   wer.py errors REF HYP     "errors words" of one pair
   wer.py selftest [CASES]   checks benchmarks/wer_cases.tsv ("input<TAB>expected words"); exit 1 on a mismatch
+  wer.py paired --ours E1,E2,... --theirs E1,E2,...
+      two systems' errors on the same clips, in the same order: prints "difference low high better worse ties
+      verdict" (see paired()); whisper_eval.py's report uses it for each of issue 16's pairs
+
+Paired comparison (paired()): the difference in total errors (ours - theirs) with a 95 % interval from a
+percentile bootstrap over clips (10000 resamples of the clips with replacement, seeded: the same input gives the
+same interval), and how many clips each system did better on. The verdict: "ahead" or "behind" when the interval
+leaves out 0; "within noise" when it holds 0 (another set of clips of the same kind could reverse the sign); "too
+few clips" under 5 clips, where a bootstrap cannot tell the clips' spread.
 """
 import argparse
 import json
 import os
+import random
 import re
 import sys
 
@@ -221,6 +231,53 @@ def cmd_score(args):
             json.dump(result, f, indent=1)
 
 
+BOOTSTRAP_RESAMPLES = 10000
+BOOTSTRAP_SEED = 16
+
+
+def paired(ours, theirs, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED):
+    """Paired comparison of two systems' errors per clip (same clips, same order): {difference, low, high,
+    better, worse, ties}; difference = sum(ours) - sum(theirs); [low, high] its 95 % percentile-bootstrap
+    interval over clips; better/worse/ties count the clips where ours made fewer/more/as many errors."""
+    if len(ours) != len(theirs) or not ours:
+        raise ValueError("paired: both systems need errors for the same, non-empty list of clips")
+    diffs = [a - b for a, b in zip(ours, theirs)]
+    rng = random.Random(seed)
+    n = len(diffs)
+    totals = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) for _ in range(resamples))
+    return {"difference": sum(diffs),
+            "low": totals[int(0.025 * resamples)], "high": totals[int(0.975 * resamples) - 1],
+            "better": sum(d < 0 for d in diffs), "worse": sum(d > 0 for d in diffs),
+            "ties": sum(d == 0 for d in diffs)}
+
+
+MIN_CLIPS_FOR_VERDICT = 5
+
+
+def paired_verdict(result):
+    """"ahead", "behind" (the interval excludes 0), "within noise", or "too few clips" (under
+    MIN_CLIPS_FOR_VERDICT: a bootstrap over so few clips cannot tell their spread)."""
+    if result["better"] + result["worse"] + result["ties"] < MIN_CLIPS_FOR_VERDICT:
+        return "too few clips"
+    if result["high"] < 0:
+        return "ahead"
+    if result["low"] > 0:
+        return "behind"
+    return "within noise"
+
+
+def cmd_paired(args):
+    ours = [int(x) for x in args.ours.split(",")]
+    theirs = [int(x) for x in args.theirs.split(",")]
+    try:
+        r = paired(ours, theirs)
+    except ValueError as error:
+        print(f"wer.py: {error}", file=sys.stderr)
+        return 2
+    print(r["difference"], r["low"], r["high"], r["better"], r["worse"], r["ties"], paired_verdict(r))
+    return 0
+
+
 def cmd_normalize(_args):
     for line in sys.stdin:
         print(" ".join(normalize(line.rstrip("\n"))))
@@ -267,6 +324,10 @@ def main():
     t.add_argument("cases", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                             "wer_cases.tsv"))
     t.set_defaults(func=cmd_selftest)
+    c = sub.add_parser("paired")
+    c.add_argument("--ours", required=True, help="errors per clip, comma-separated")
+    c.add_argument("--theirs", required=True, help="the other system's, same clips in the same order")
+    c.set_defaults(func=cmd_paired)
     args = p.parse_args()
     return args.func(args)
 

@@ -32,6 +32,9 @@
 #   realtime  the same call paced at 1x (file-source "realtime": true), `--events jsonl --stats json`: median
 #             speech end -> final, partials during every sentence longer than 2 s (by the call's sentence times),
 #             frames dropped and full-queue waits (a paced file source waits where a live source would drop)
+# Pairs (issue 16: ours <= theirs on unseen speech, each pair in one run): ag-whisper - whisper-cli and
+# ag-pocketsphinx - ps-continuous in errors on every set both ran and on each condition pooled over the unseen
+# sets, with a 95 % bootstrap interval over clips (wer.py paired) and a verdict: ahead, behind or within noise.
 # Targets (issue 15): accuracy <= 5 % WER; speed <= 1.0x whisper-cli's wall with <= half its WER; peak memory
 # < 300 MB; median speech end -> final <= 1.2 s; partials during every utterance > 2 s; nothing dropped.
 #

@@ -18,9 +18,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from speech_eval import read_text  # noqa: E402
-from wer import errors, read_references  # noqa: E402
+from wer import errors, paired, paired_verdict, read_references  # noqa: E402
 
 SYSTEMS = ["ag-whisper", "ag-pocketsphinx", "whisper-cli", "whisper-cli-nt", "ps-continuous"]
+# Issue 16's pairs: ours against the tool a user would pick instead, on the same clips in the same run.
+PAIRS = [("ag-whisper", "whisper-cli"), ("ag-pocketsphinx", "ps-continuous")]
+# The sets of unseen speech, pooled by condition (the part of the set's name after its last "-").
+UNSEEN_PREFIXES = ("unseen-", "devpauses-", "heldout-")
 
 
 def cmd_config(args):
@@ -135,6 +139,48 @@ def verdict(ok):
     return "met" if ok else "NOT met"
 
 
+def pair_rows(wer):
+    """(label, ours, theirs, ours' errors per clip, theirs') for every set where both systems of a pair gave
+    output, then each condition pooled over the unseen sets ("all unseen clean", …)."""
+    rows = []
+    for ours, theirs in PAIRS:
+        pooled = {}
+        for name, systems in wer.items():
+            a, b = systems.get(ours), systems.get(theirs)
+            if not a or not b or len(a["missing"]) == len(a["clips"]) or len(b["missing"]) == len(b["clips"]):
+                continue
+            clips = sorted(a["clips"])
+            rows.append((name, ours, theirs, [a["clips"][c] for c in clips], [b["clips"][c] for c in clips]))
+            if name.startswith(UNSEEN_PREFIXES):
+                condition = name.rsplit("-", 1)[1]
+                into = pooled.setdefault(condition, ([], []))
+                into[0].extend(a["clips"][c] for c in clips)
+                into[1].extend(b["clips"][c] for c in clips)
+        for condition, (a, b) in pooled.items():
+            rows.append((f"all unseen {condition}", ours, theirs, a, b))
+    return rows
+
+
+def report_pairs(summary):
+    """Issue 16's comparisons: ours - theirs in errors per set, with a 95 % bootstrap interval over clips."""
+    rows = pair_rows(summary["wer"])
+    if not rows:
+        return
+    summary["pairs"] = []
+    print("== Pairs: ours - theirs in errors (negative: ours made fewer), 95 % bootstrap interval over clips "
+          "(wer.py paired); clips better / worse / tied")
+    print(f"{'set':<24} {'ours':<16} {'theirs':<14} {'difference':>10} {'interval':>12}  {'clips':<9} verdict")
+    for name, ours, theirs, a, b in rows:
+        r = paired(a, b)
+        verdict = paired_verdict(r)
+        summary["pairs"].append({"set": name, "ours": ours, "theirs": theirs, "clips": len(a)} | r
+                                | {"verdict": verdict, "at_most_theirs": r["difference"] <= 0})
+        print(f"{name:<24} {ours:<16} {theirs:<14} {r['difference']:>+10d} {'[%+d, %+d]' % (r['low'], r['high']):>12}  "
+              f"{'%d/%d/%d' % (r['better'], r['worse'], r['ties']):<9} {verdict}")
+    print("(ahead / behind: the interval excludes 0; within noise: another set of clips like these could reverse it)")
+    print()
+
+
 def cmd_report(args):
     summary = {"meta": json.loads(args.meta), "wer": {}, "targets": {}}
     print("== WER % (errors/words), numbers written as words (benchmarks/wer.py); lower is better")
@@ -157,6 +203,7 @@ def cmd_report(args):
         print(f"{name:<28}" + "".join(f"{c:>18}" for c in cells))
     print("(* = some clips had no output; they count as empty transcripts)")
     print()
+    report_pairs(summary)
     fixtures = summary["wer"].get(args.accuracy_set, {}).get("ag-whisper")
     if fixtures and len(fixtures["missing"]) < len(fixtures["clips"]):
         summary["targets"]["accuracy"] = fixtures["wer"] <= 0.05

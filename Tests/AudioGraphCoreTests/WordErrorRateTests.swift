@@ -21,6 +21,13 @@ import Testing
 
     /// Runs `python3 benchmarks/wer.py ARGS` with `input` on stdin; returns its stdout.
     static func python(_ arguments: [String], input: String = "") throws -> String {
+        let (status, output) = try pythonStatus(arguments, input: input)
+        #expect(status == 0, "wer.py \(arguments) exited \(status)")
+        return output
+    }
+
+    /// Runs `python3 benchmarks/wer.py ARGS` with `input` on stdin; returns its exit status and stdout.
+    static func pythonStatus(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String) {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", repository.appendingPathComponent("benchmarks/wer.py").path] + arguments
@@ -33,8 +40,7 @@ import Testing
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "wer.py \(arguments) exited \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test func casesNormalizeAsExpected() throws {
