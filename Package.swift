@@ -33,8 +33,9 @@ let package = Package(
                        providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx",
                        providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev"])]),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev, libswresample-dev): no pkgConfig, so
+        // nothing links the libraries; CFFmpegLoader defines the functions used and loads them when first needed.
+        .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The PostgreSQL transcript store's client library (libpq).
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -49,10 +50,12 @@ let package = Package(
 
         // The plugin ABI: a C header only (audiograph_plugin.h), shared by the host and plugins.
         .target(name: "CAudioGraphPlugin"),
+        // FFmpeg loaded on first use (dlopen): the functions audiograph calls, forwarded to the real ones.
+        .target(name: "CFFmpegLoader"),
 
         // Frames, formats, config, graph, runtime. No C.
         .target(name: "AudioGraphCore", swiftSettings: strict),
-        .target(name: "AudioGraphIO", dependencies: ["AudioGraphCore", "CSndFile", "CFFmpeg", "CPulseAudio"],
+        .target(name: "AudioGraphIO", dependencies: ["AudioGraphCore", "CSndFile", "CFFmpeg", "CFFmpegLoader", "CPulseAudio"],
                 swiftSettings: strict),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CSampleRate", "CSoxr", "CFFTW"],
                 swiftSettings: strict),

@@ -60,6 +60,9 @@ public final class FFmpegAudioReader {
         if isDirectory.boolValue {
             throw FFmpegError(kind: .unreadable, path: path, message: "cannot open \(path): Is a directory")
         }
+        if let failure = FFmpeg.loadFailure {
+            throw FFmpegError(kind: .unreadable, path: path, message: "cannot open \(path): \(failure); \(FFmpeg.installHint)")
+        }
 
         let opened = try Self.open(path: path)
         formatContext = opened.format

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CFFmpegLoader
 
 /// An error from FFmpeg (libavformat, libavcodec, libswresample) while opening, decoding or encoding a file.
 ///
@@ -24,6 +25,30 @@ public struct FFmpegError: AudioFileError {
 
 /// Small helpers around FFmpeg's C API.
 enum FFmpeg {
+    /// Why FFmpeg's libraries cannot be used (`CFFmpegLoader` could not load them or one of the functions
+    /// audiograph calls), or nil once they are loaded. The binary does not link them: they are loaded here, on
+    /// first use, by whatever needs them (a file libsndfile cannot read, AAC), so runs that never need them
+    /// save their ~130 shared libraries and ~24 MB of resident memory.
+    static let loadFailure: String? = {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { buffer in
+            buffer.initialize(repeating: 0)
+            guard audiograph_ffmpeg_load(buffer.baseAddress, buffer.count) != 0 else { return nil }
+            return String(cString: buffer.baseAddress!)
+        }
+    }()
+
+    /// What to install when `loadFailure` is set: Debian names each package after its library's soname
+    /// (libavutil.so.57 is in libavutil57).
+    static var installHint: String {
+        "install FFmpeg's libraries (Debian: "
+            + libraryNames.map { $0.replacingOccurrences(of: ".so.", with: "") }.joined(separator: ", ") + ")"
+    }
+
+    /// The file names of FFmpeg's libraries, in the order they are loaded (libavutil first).
+    static var libraryNames: [String] {
+        (0...).lazy.map { audiograph_ffmpeg_library(Int32($0)) }.prefix { $0 != nil }.map { String(cString: $0!) }
+    }
+
     /// `AVERROR(EAGAIN)`, `AVERROR_EOF` (macros in C).
     static let again = audiograph_averror_eagain()
     static let endOfFile = audiograph_averror_eof()
@@ -51,6 +76,7 @@ enum FFmpeg {
     /// reports what matters as errors, so the libraries stay quiet unless `verbose` asks for their logs.
     /// The level is process-wide.
     static func configureLogging(verbose: Bool = false) {
+        guard loadFailure == nil else { return }
         _ = quietByDefault
         if verbose { av_log_set_level(AV_LOG_WARNING) }
     }
