@@ -81,8 +81,9 @@ public struct WhisperSettings: Sendable, Equatable {
 
     /// The beams of finals; nil: greedy (`beamSize` not set, or 1). Greedy stays the default: 5 beams with the
     /// temperature fallback and more audio around each utterance made fewer errors than whisper-cli on the unseen
-    /// sets in all (966 against 1092) but not in each, 6 on the 14 recorded clips (issue 15: at most 5), and
-    /// peaked at 311 MB on the 60 s call (target < 300 MB); docs/speech.md has the figures.
+    /// sets in all (966 against 1092) but not in each (each difference within the clips' noise), and 6 on the 14
+    /// recorded clips (issue 15: at most 5). Their peak on the 60 s call, 311 MB while FFmpeg was linked, is 289 MB
+    /// since it is loaded on first use (target < 300 MB); docs/speech.md has the figures.
     public var beams: Int? {
         guard let beamSize, beamSize > 1 else { return nil }
         return beamSize
