@@ -93,4 +93,25 @@ struct FFmpegLoadingTests {
         #expect(m4a.stderr.contains("FFmpeg, which reads what libsndfile cannot, is not available"), "\(m4a)")
         #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("back.wav").path))
     }
+
+    /// A libavformat that loads but lacks the functions audiograph calls (a shared library built here with none
+    /// of them, under libavformat's name, first in `LD_LIBRARY_PATH`): the error names the library and the first
+    /// function missing, exit 69, nothing created.
+    @Test func aLibraryWithoutTheFunctionsIsRefused() async throws {
+        let dir = try TemporaryFolder()
+        try await Harness.makeWAV("in.wav", in: dir)
+        try dir.write("aac.json", Self.copy("in.wav", into: "aac-sink", "out/rec.m4a"))
+        try FileManager.default.createDirectory(at: dir.url.appendingPathComponent("lib"), withIntermediateDirectories: false)
+        let avformat = try Self.systemLibrary("libavformat")
+        try dir.write("empty.c", "int audiograph_test_nothing_here = 0;\n")
+        let compiled = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                             ["cc", "-shared", "-fPIC", "-o", "lib/\(avformat)", "empty.c"], in: dir)
+        #expect(compiled.status == 0, "\(compiled)")
+
+        let aac = try await Self.run("aac.json", in: dir,
+                                     environment: ["LD_LIBRARY_PATH": dir.url.appendingPathComponent("lib").path])
+        expectError(aac, exit: 69, at: "nodes.out.path")
+        #expect(aac.stderr.contains("FFmpeg's \(avformat) has no av_find_best_stream"), "\(aac)")
+        #expect(!FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("out").path))
+    }
 }
