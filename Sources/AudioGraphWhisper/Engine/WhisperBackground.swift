@@ -102,7 +102,7 @@ final class WhisperBackground: @unchecked Sendable {
             guard let window else { return }
             lastPartialSeconds.withLock { $0 = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
             partialsDecoded.add(1, ordering: .relaxed)
-            let words = WhisperWords.merge(window.tokens)
+            let words = window.words
             let text = filter.rejection(of: words, noSpeechProbability: window.noSpeechProbability) == nil
                 ? WhisperWords.text(of: words) : ""
             latest.withLock { $0 = (utterance, text) }

@@ -40,6 +40,9 @@ public struct WhisperWindow: Sendable, Equatable {
 
     /// Every token, in order.
     public var tokens: [WhisperToken] { segments.flatMap { $0 } }
+
+    /// The decoded words, none spanning two segments (`WhisperWords.merge(segments:)`).
+    public var words: [WhisperWord] { WhisperWords.merge(segments: segments) }
 }
 
 /// Asks a running decode to stop (whisper.cpp checks it before each graph computation).
@@ -112,7 +115,7 @@ extension WhisperState {
         guard status == 0, abort?.isAborted != true else { return nil }
         let decoded = window()
         if options.beamSize != nil, let threshold = options.compressionRatioThreshold,
-           WhisperHallucinationFilter.compressionRatio(WhisperWords.text(of: WhisperWords.merge(decoded.tokens))) > threshold {
+           WhisperHallucinationFilter.compressionRatio(WhisperWords.text(of: decoded.words)) > threshold {
             var greedy = options
             greedy.beamSize = nil
             return decode(samples, greedy, abort: abort)

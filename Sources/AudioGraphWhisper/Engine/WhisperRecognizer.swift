@@ -220,7 +220,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
         defer { held.removeAll() }
         if held.count == 1 { return [try decodeAlone(held[0])] }
         let window = try decode(packer.assemble(held))
-        let words = packer.assign(WhisperWords.merge(window.tokens), toUtterancesOf: held.map(\.count))
+        let words = packer.assign(window.words, toUtterancesOf: held.map(\.count))
         return words.map { result(of: $0, noSpeechProbability: window.noSpeechProbability) }
     }
 
@@ -249,7 +249,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     }
 
     private func result(of window: WhisperWindow) -> RecognitionResult {
-        result(of: WhisperWords.merge(window.tokens), noSpeechProbability: window.noSpeechProbability)
+        result(of: window.words, noSpeechProbability: window.noSpeechProbability)
     }
 
     /// The final of an utterance's words: empty when the hallucination rules reject them; the confidence is the

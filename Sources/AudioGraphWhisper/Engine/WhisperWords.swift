@@ -43,6 +43,19 @@ public enum WhisperWords {
     /// Non-speech annotations whisper writes instead of words — `[BLANK_AUDIO]`, `(phone ringing)`, `*music*`,
     /// `♪ … ♪` — are dropped too.
     public static func merge(_ tokens: [WhisperToken]) -> [WhisperWord] {
+        dropAnnotations(words(of: tokens))
+    }
+
+    /// The same for a decode's segments: a word never spans two of them. Whisper ends a segment at a timestamp,
+    /// between sentences, but in scripts without spaces (Hanzi, kana) the next segment's first token has no space
+    /// before it, so merged across segments a packed window's sentences became one "word", all of it given to one
+    /// utterance.
+    public static func merge(segments: [[WhisperToken]]) -> [WhisperWord] {
+        dropAnnotations(segments.flatMap { words(of: $0) })
+    }
+
+    /// Tokens to words, annotations kept.
+    private static func words(of tokens: [WhisperToken]) -> [WhisperWord] {
         var words: [WhisperWord] = []
         var bytes: [UInt8] = []
         var current: WhisperWord?
@@ -69,7 +82,7 @@ public enum WhisperWords {
             }
         }
         close()
-        return dropAnnotations(words)
+        return words
     }
 
     /// Drops words inside `[…]`, `(…)`, `*…*` and `♪…♪` (whisper's non-speech annotations), and music signs.

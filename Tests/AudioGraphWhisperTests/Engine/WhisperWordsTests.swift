@@ -31,6 +31,21 @@ import Testing
         #expect(WhisperWords.merge(tokens).map(\.text) == ["café"])
     }
 
+    /// Hanzi have no space before them: within a segment they join, across segments (whisper's sentences) never.
+    @Test func wordsNeverSpanTwoSegments() {
+        let segments = [
+            [WhisperToken("我想", start: 0.0, end: 0.4), WhisperToken("買", start: 0.4, end: 0.6),
+             WhisperToken("。", start: 0.6, end: 0.7)],
+            [WhisperToken("[_TT_150]", start: 3.0, end: 3.0, special: true), WhisperToken("再見", start: 3.0, end: 3.5)],
+        ]
+        let words = WhisperWords.merge(segments: segments)
+        #expect(words.map(\.text) == ["我想買。", "再見"])
+        #expect(words[1].start == 3.0 && !words[1].spaceBefore)
+        #expect(WhisperWords.text(of: words) == "我想買。再見")
+        #expect(WhisperWords.merge(segments.flatMap { $0 }).map(\.text) == ["我想買。再見"])
+        #expect(WhisperWindow(segments: segments, noSpeechProbability: 0).words == words)
+    }
+
     @Test func annotationsAreDropped() {
         func words(_ texts: [String]) -> [String] {
             WhisperWords.merge(texts.enumerated().map { WhisperToken($1, start: Double($0), end: Double($0) + 1) }).map(\.text)

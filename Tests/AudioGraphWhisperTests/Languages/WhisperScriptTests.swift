@@ -51,6 +51,29 @@ import Testing
         #expect(!traditional.contains { Self.simplifiedOnly.contains($0) }, "zh-TW: \(traditional)")
     }
 
+    /// Packed as a file run packs them (three utterances, one window), each Mandarin sentence goes to its own
+    /// utterance. Words were merged across whisper's segments, and Hanzi have no spaces between them, so the whole
+    /// window was one "word" and went to one utterance, the other two empty.
+    @Test func packedMandarinSentencesKeepTheirOwnUtterances() throws {
+        let recognizer = try WhisperRecognizer(WhisperTestSupport.options(["model": .string(try Self.baseModel()), "threads": 1],
+                                                                          language: "zh-TW"))
+        var results: [RecognitionResult] = []
+        for sentence in Self.mandarin {
+            let samples = try Self.speech([("cmn-latn-pinyin", sentence)])
+            try recognizer.startUtterance()
+            try samples.withUnsafeBufferPointer { try recognizer.process($0) }
+            results += try recognizer.endUtteranceDeferring(speechEndsAfter: nil)
+        }
+        results += try recognizer.flushDeferredResults()
+        print("zh-TW packed: \(results.map(\.text))")
+        #expect(recognizer.finalDecodes == 1)
+        #expect(results.count == 3)
+        let expected = ["咖啡", "東西", "明天"]
+        for (result, words) in zip(results, expected) {
+            #expect(result.text.contains(words), "\(results.map(\.text))")
+        }
+    }
+
     @Test func hindiComesOutInDevanagari() throws {
         let samples = try Self.speech([("hi", "आज मौसम बहुत अच्छा है।"), ("hi", "मुझे एक गिलास पानी चाहिए।")])
         let text = try WhisperTestSupport.decode(try Self.recognizer("hi-IN"), samples).text
