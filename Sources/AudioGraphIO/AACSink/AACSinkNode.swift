@@ -40,9 +40,8 @@ public final class AACSinkNode: AudioNode {
             throw configuration.error("cannot tell the container: \(what); use .m4a, .mp4 or .aac", parameter: "path")
         }
         // Before any audio flows (nothing created yet): FFmpeg is loaded on first use, and may be missing.
-        if let failure = FFmpeg.loadFailure {
-            throw configuration.error("cannot record AAC to \(path): \(failure); \(FFmpeg.installHint)", parameter: "path",
-                                      code: .unavailable)
+        if let reason = FFmpeg.unavailableReason {
+            throw configuration.error("cannot record AAC to \(path): \(reason)", parameter: "path", code: .unavailable)
         }
         self.container = container
         bitrate = configuration[Self.bitrate]

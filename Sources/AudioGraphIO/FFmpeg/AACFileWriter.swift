@@ -86,9 +86,7 @@ public final class AACFileWriter {
     ///   - bitrate: target bits per second for all channels together.
     public init(path: String, sampleRate: Int, channels: Int, bitrate: Int = 64_000,
                 container: AACContainer? = nil) throws(FFmpegError) {
-        if let failure = FFmpeg.loadFailure {
-            throw FFmpegError(kind: .cannotCreate, path: path, message: "cannot create \(path): \(failure); \(FFmpeg.installHint)")
-        }
+        try FFmpeg.requireLibraries("create", path, kind: .cannotCreate)
         FFmpeg.configureLogging()
         func unsupported(_ why: String) -> FFmpegError {
             FFmpegError(kind: .unsupportedFormat, path: path, message: "cannot create \(path): \(why)")

@@ -60,9 +60,7 @@ public final class FFmpegAudioReader {
         if isDirectory.boolValue {
             throw FFmpegError(kind: .unreadable, path: path, message: "cannot open \(path): Is a directory")
         }
-        if let failure = FFmpeg.loadFailure {
-            throw FFmpegError(kind: .unreadable, path: path, message: "cannot open \(path): \(failure); \(FFmpeg.installHint)")
-        }
+        try FFmpeg.requireLibraries("open", path, kind: .unreadable)
 
         let opened = try Self.open(path: path)
         formatContext = opened.format

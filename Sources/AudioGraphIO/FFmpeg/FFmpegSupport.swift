@@ -37,11 +37,24 @@ enum FFmpeg {
         }
     }()
 
-    /// What to install when `loadFailure` is set: Debian names each package after its library's soname
-    /// (libavutil.so.57 is in libavutil57).
-    static var installHint: String {
-        "install FFmpeg's libraries (Debian: "
-            + libraryNames.map { $0.replacingOccurrences(of: ".so.", with: "") }.joined(separator: ", ") + ")"
+    /// Why FFmpeg cannot be used and what to install (`loadFailure` and the packages), or nil once it is loaded.
+    static var unavailableReason: String? { unavailableReason(loadFailure) }
+
+    /// `failure` and what to install: Debian names each package after its library's soname (libavutil.so.57 is
+    /// in libavutil57).
+    static func unavailableReason(_ failure: String?) -> String? {
+        failure.map {
+            "\($0); install FFmpeg's libraries (Debian: "
+                + libraryNames.map { $0.replacingOccurrences(of: ".so.", with: "") }.joined(separator: ", ") + ")"
+        }
+    }
+
+    /// Throws `kind`, "cannot ACTION PATH: …", when FFmpeg's libraries cannot be loaded (`failure`: this process's
+    /// by default), before the reader or writer calls into them.
+    static func requireLibraries(_ action: String, _ path: String, kind: FFmpegError.Kind,
+                                 failure: String? = loadFailure) throws(FFmpegError) {
+        guard let reason = unavailableReason(failure) else { return }
+        throw FFmpegError(kind: kind, path: path, message: "cannot \(action) \(path): \(reason)")
     }
 
     /// The file names of FFmpeg's libraries, in the order they are loaded (libavutil first).

@@ -79,9 +79,9 @@ public final class FileSourceNode: SourceNode {
             throw configuration.error(sndFileError.message, parameter: "path", code: .missingInput)
         case .unsupportedFormat, .unreadable:
             if directory { throw configuration.error(sndFileError.message, parameter: "path") }
-            if let failure = FFmpeg.loadFailure {
+            if let reason = FFmpeg.unavailableReason {
                 throw configuration.error("\(sndFileError.message); FFmpeg, which reads what libsndfile cannot, is not "
-                                          + "available: \(failure); \(FFmpeg.installHint)", parameter: "path", code: .unavailable)
+                                          + "available: \(reason)", parameter: "path", code: .unavailable)
             }
             do {
                 return try FFmpegAudioReader(path: path)

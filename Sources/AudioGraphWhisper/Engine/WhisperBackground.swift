@@ -58,9 +58,8 @@ final class WhisperBackground: @unchecked Sendable {
     }
 
     /// Partials are a preview: greedy without temperature fallback even when the finals use them, always in a
-    /// fitted encoder window (a partial
-    /// must end inside the sentence it previews), and on half the threads, so that the audio path and a final
-    /// decoded meanwhile keep a core (on 2 cores: one thread each).
+    /// fitted encoder window (a partial must end inside the sentence it previews), and on half the threads, so
+    /// that the audio path and a final decoded meanwhile keep a core (on 2 cores: one thread each).
     static func partialOptions(_ finalOptions: WhisperDecodeOptions) -> WhisperDecodeOptions {
         var partial = finalOptions
         partial.tokenTimestamps = false

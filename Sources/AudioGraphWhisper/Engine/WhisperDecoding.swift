@@ -38,9 +38,6 @@ public struct WhisperWindow: Sendable, Equatable {
         self.noSpeechProbability = noSpeechProbability
     }
 
-    /// Every token, in order.
-    public var tokens: [WhisperToken] { segments.flatMap { $0 } }
-
     /// The decoded words, none spanning two segments (`WhisperWords.merge(segments:)`).
     public var words: [WhisperWord] { WhisperWords.merge(segments: segments) }
 }
@@ -52,8 +49,8 @@ final class AbortFlag: Sendable {
     var isAborted: Bool { flag.load(ordering: .relaxed) }
 }
 
-/// How `whisper_full` is called (the traps in WHISPER.md: temperature fallback only where asked; no text context across calls;
-/// `audio_ctx` either whisper's own or fitted with a margin, `WhisperAudioContext`).
+/// How `whisper_full` is called (the traps in WHISPER.md: temperature fallback only where asked; no text context
+/// across calls; `audio_ctx` either whisper's own or fitted with a margin, `WhisperAudioContext`).
 struct WhisperDecodeOptions: Sendable {
     var threads: Int
     var beamSize: Int?

@@ -43,7 +43,7 @@ public enum WhisperWords {
     /// Non-speech annotations whisper writes instead of words — `[BLANK_AUDIO]`, `(phone ringing)`, `*music*`,
     /// `♪ … ♪` — are dropped too.
     public static func merge(_ tokens: [WhisperToken]) -> [WhisperWord] {
-        dropAnnotations(words(of: tokens))
+        merge(segments: [tokens])
     }
 
     /// The same for a decode's segments: a word never spans two of them. Whisper ends a segment at a timestamp,

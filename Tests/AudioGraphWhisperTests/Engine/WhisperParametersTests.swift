@@ -56,7 +56,7 @@ import Testing
         var greedy = beams
         greedy.beamSize = nil
         let decode = { (options: WhisperDecodeOptions) in
-            utterance.withUnsafeBufferPointer { state.decode($0, options) }.map { WhisperWords.text(of: WhisperWords.merge($0.tokens)) }
+            utterance.withUnsafeBufferPointer { state.decode($0, options) }.map { WhisperWords.text(of: $0.words) }
         }
         let greedyText = try #require(decode(greedy))
         let beamText = try #require(decode(beams))
