@@ -1,4 +1,4 @@
-import AudioGraphCore
+@testable import AudioGraphCore
 import Foundation
 import AudioGraphTestKit
 import Testing
@@ -45,6 +45,79 @@ private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
         let cues = builder.cues(for: final([Word(word: "see", start: 0, end: 0.3), Word(word: url, start: 0.4, end: 1.5),
                                             Word(word: "now", start: 1.6, end: 1.9)]))
         #expect(cues.map(\.lines) == [["see", url], ["now"]])
+    }
+
+    // MARK: Chinese and Japanese
+
+    @Test("Chinese breaks between characters, never before closing punctuation, with no spaces added")
+    func chineseLines() {
+        // Whisper's words for a packed Mandarin window: one per sentence (no spaces in Hanzi).
+        let sentences = ["我想买一杯咖啡。", "这个东西多少钱？", "我们明天再见。", "今天天气很好。"]
+        let lines = CueBuilder.breakLines(sentences, maxLineLength: 42)
+        // 30 characters, 60 columns: two lines of at most 21 characters (42 columns), no space anywhere.
+        #expect(lines.count == 2)
+        #expect(lines.joined() == sentences.joined())
+        #expect(lines.allSatisfy { !$0.contains(" ") && TerminalWidth.columns($0) <= 42 })
+        #expect(lines.allSatisfy { !"。，？、".contains($0.first!) }, "\(lines)")
+        // Two pieces of Chinese meet without a space (before: "我想买一杯咖啡。 这个").
+        #expect(CueBuilder.breakLines(["我想买一杯咖啡。", "这个"], maxLineLength: 42) == ["我想买一杯咖啡。这个"])
+        // A full stop stays with the character before it; an opening bracket with the one after it.
+        #expect(CueBuilder.breakLines(["他说「你好」。再见"], maxLineLength: 10) == ["他说「你", "好」。再见"])
+        #expect(CueBuilder.breakLines(["ab「你好"], maxLineLength: 4) == ["ab", "「你", "好"])
+    }
+
+    @Test("caption units: Hanzi and kana one by one, Latin words whole, spaces only where they were")
+    func captionUnits() {
+        let units = CaptionUnits.units(of: ["我有iPhone手机。", "ok", "東京タワーへ", "서울에 갑니다"])
+        #expect(units.map { $0.map(\.text) } == [["我", "有", "iPhone", "手", "机。"], ["ok"], ["東", "京", "タ", "ワー", "へ"],
+                                                ["서울에", "갑니다"]])
+        #expect(units.map { $0.map(\.joinsPrevious) } == [[false, true, true, true, true], [false],
+                                                         [false, true, true, true, true], [false, false]])
+        #expect(CaptionUnits.text(of: units.flatMap { $0 }) == "我有iPhone手机。 ok 東京タワーへ 서울에 갑니다")
+        // Small kana and the prolonged sound mark stay with the kana before them.
+        #expect(CaptionUnits.units(of: ["ちょっとコーヒー"])[0].map(\.text) == ["ちょっ", "と", "コー", "ヒー"])
+        #expect(CaptionUnit("好").width == 2 && CaptionUnit("a").width == 1 && CaptionUnit("은").width == 2)
+    }
+
+    @Test("property: mixed Chinese, Japanese and Latin lines keep the width, the text and the punctuation rules")
+    func mixedScriptProperty() {
+        var random = CaptionRandom(seed: 0x5A17)
+        let pieces = ["我", "们", "天", "气", "好", "。", "，", "？", "」", "「", "東", "京", "ー", "ょ", "カ", "ok", "iPhone", "42"]
+        var broken = 0
+        for _ in 0..<500 {
+            let maxLength = Int.random(in: 8...42, using: &random)
+            let words = (0..<Int.random(in: 1...12, using: &random)).map { _ in
+                (0..<Int.random(in: 1...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            }
+            let units = CaptionUnits.glued(CaptionUnits.units(of: words).flatMap { $0 })
+            let lines = CueBuilder.breakLines(words, maxLineLength: maxLength)
+            #expect(lines.count == CueBuilder.lineCount(units, maxLineLength: maxLength))
+            // The text is kept: lines put back together with the spaces the units had.
+            #expect(lines.joined(separator: "\u{1}") .replacingOccurrences(of: "\u{1}", with: "").filter { $0 != " " }
+                    == words.joined().filter { $0 != " " })
+            for line in lines where TerminalWidth.columns(line) > maxLength {
+                // Only a unit longer than a line stands alone over the limit.
+                #expect(units.contains { $0.text == line }, "\(line) in \(lines)")
+            }
+            for line in lines.dropFirst() {
+                #expect(!CaptionUnits.noBreakBefore.contains(line.first!), "\(lines)")
+                broken += 1
+            }
+            for line in lines.dropLast() { #expect(!CaptionUnits.noBreakAfter.contains(line.last!), "\(lines)") }
+        }
+        #expect(broken > 300)
+    }
+
+    @Test("a long Mandarin sentence from one word makes cues within the limits, timed by character")
+    func chineseCues() {
+        // One recognizer word of 30 Hanzi over 6 s, as a packed whisper window gives a sentence.
+        let sentence = "今天的天气非常好我们一起去公园散步吧然后再去吃午饭好不好呢。"
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 20, maxLines: 1, maxCueSeconds: 7, minCueSeconds: 0))
+        let cues = builder.cues(for: final([Word(word: sentence, start: 1, end: 7)]))
+        // 10 characters (20 columns) a line, one line a cue: 3 cues of 2 s each, in order.
+        #expect(cues.map(\.lines) == [["今天的天气非常好我们"], ["一起去公园散步吧然后"], ["再去吃午饭好不好呢。"]])
+        #expect(cues.map(\.start) == [1, 3, 5])
+        #expect(cues.map(\.end) == [3, 5, 7])
     }
 
     // MARK: Timing

@@ -1,7 +1,9 @@
 
 /// The limits a caption cue keeps, as broadcasters use them.
 public struct CueRules: Sendable, Equatable {
-    /// Characters per line (spaces count). A single word longer than this stays whole on a line of its own.
+    /// Columns per line, spaces included: a character counts one, a Hanzi, kana or Hangul syllable two
+    /// (`TerminalWidth`), so 42 holds 21 Chinese characters. A single word longer than this stays whole on a line
+    /// of its own.
     public var maxLineLength: Int
     /// Lines per cue.
     public var maxLines: Int
@@ -25,8 +27,10 @@ public struct CueRules: Sendable, Equatable {
 /// - Words come from `update.words` with their times. An update without words is split at white space and
 ///   its words are spread over `[start, end]` in proportion to their character counts.
 /// - A cue takes as many words as fit, in order: at most `maxLines` lines of at most `maxLineLength`
-///   characters, lines broken between words only, and at most `maxCueSeconds` from its first word's start to
-///   its last word's end. A word longer than a line is never split: it sits alone on its line (the one case
+///   columns, and at most `maxCueSeconds` from its first word's start to its last word's end. Lines break
+///   between words, and in Chinese and Japanese, which have no spaces, between characters, never before
+///   closing punctuation or after opening punctuation (`CaptionUnits`); no space is put between two pieces of
+///   Chinese or Japanese. A word longer than a line is never split: it sits alone on its line (the one case
 ///   where a line is longer than `maxLineLength`).
 /// - A cue's words are then broken into the fewest lines they need, balanced: the longest line is as short
 ///   as it can be and, among equally long splits, the upper lines are the shorter (bottom-heavy, the shape
@@ -78,7 +82,7 @@ public struct CueBuilder: Sendable {
             end = min(end, start + maxCue)
             end = max(end, start + 1)
             lastCueEndMilliseconds = end
-            let lines = Self.breakLines(group.map(\.text), maxLineLength: rules.maxLineLength)
+            let lines = Self.breakLines(units: group.map(\.unit), maxLineLength: rules.maxLineLength)
             cues.append(CaptionCue(start: Double(start) / 1000, end: Double(end) / 1000, lines: lines))
         }
         return cues
@@ -110,31 +114,38 @@ public struct CueBuilder: Sendable {
         return words
     }
 
+    /// A caption unit (`CaptionUnit`: a word, or one Hanzi or kana) with its time in whole milliseconds.
     struct TimedWord {
         var text: String
         var start: Int
         var end: Int
+        var joinsPrevious = false
+        var width: Int { TerminalWidth.columns(text) }
+        var unit: CaptionUnit { CaptionUnit(text, joinsPrevious: joinsPrevious) }
     }
 
-    /// Words in whole milliseconds, each ending no earlier than it starts. A "word" holding spaces is split
-    /// into its parts over its time (so every line break falls at a space).
+    /// Words as caption units in whole milliseconds, each ending no earlier than it starts. A word that holds
+    /// several units (parts between spaces, or Chinese or Japanese characters) shares its time among them by
+    /// character count, so every line break falls at a space or between two such characters.
     static func normalized(_ words: [TranscriptUpdate.Word]) -> [TimedWord] {
         var out: [TimedWord] = []
-        for word in words {
-            let parts = word.word.split(whereSeparator: \.isWhitespace).map(String.init)
-            guard !parts.isEmpty else { continue }
+        for (word, units) in zip(words, CaptionUnits.units(of: words.map(\.word))) where !units.isEmpty {
             let start = CaptionTime.milliseconds(word.start)
             let end = max(start, CaptionTime.milliseconds(word.end))
-            if parts.count == 1 {
-                out.append(TimedWord(text: parts[0], start: start, end: end))
-                continue
-            }
-            let total = parts.reduce(0) { $0 + $1.count }
+            let total = units.reduce(0) { $0 + $1.text.count }
             var characters = 0
-            for part in parts {
-                let partStart = start + (end - start) * characters / total
-                characters += part.count
-                out.append(TimedWord(text: part, start: partStart, end: start + (end - start) * characters / total))
+            for unit in units {
+                let unitStart = start + (end - start) * characters / total
+                characters += unit.text.count
+                let timed = TimedWord(text: unit.text, start: unitStart, end: start + (end - start) * characters / total,
+                                      joinsPrevious: unit.joinsPrevious)
+                if let last = out.last, !CaptionUnits.mayBreak(between: last.unit, and: timed.unit) {
+                    // A word that begins with "，" or "」": it stays with the word before it (`CaptionUnits.glued`).
+                    out[out.count - 1].text += (timed.joinsPrevious ? "" : " ") + timed.text
+                    out[out.count - 1].end = max(last.end, timed.end)
+                } else {
+                    out.append(timed)
+                }
             }
         }
         return out
@@ -142,62 +153,72 @@ public struct CueBuilder: Sendable {
 
     // MARK: Cues and lines
 
-    /// Splits words into cues: each the longest run that fits `maxLines` lines and `maxCueSeconds`.
+    /// Splits units into cues: each the longest run that fits `maxLines` lines and `maxCueSeconds`.
     func group(_ words: [TimedWord]) -> [[TimedWord]] {
         let maxCue = max(1, CaptionTime.milliseconds(rules.maxCueSeconds))
         var groups: [[TimedWord]] = []
         var current: [TimedWord] = []
-        var lengths: [Int] = []
         for word in words {
             if let first = current.first {
                 let fitsTime = word.end - first.start <= maxCue
-                if fitsTime && Self.lineCount(lengths + [word.text.count], maxLineLength: rules.maxLineLength) <= rules.maxLines {
+                if fitsTime && Self.lineCount((current + [word]).map(\.unit), maxLineLength: rules.maxLineLength) <= rules.maxLines {
                     current.append(word)
-                    lengths.append(word.text.count)
                     continue
                 }
                 groups.append(current)
             }
             current = [word]
-            lengths = [word.text.count]
         }
         if !current.isEmpty { groups.append(current) }
         return groups
     }
 
-    /// The fewest lines words of these lengths need (greedy filling is optimal for that); an overlong word
-    /// takes a line of its own.
-    static func lineCount(_ lengths: [Int], maxLineLength: Int) -> Int {
+    /// The fewest lines units need (greedy filling is optimal for that); an overlong unit takes a line of its
+    /// own. A line's width counts columns (`CaptionUnit.width`) and a space between units that do not join.
+    static func lineCount(_ units: [CaptionUnit], maxLineLength: Int) -> Int {
         var lines = 0
-        var current = -1  // length of the current line; -1: no line open
-        for length in lengths {
-            if current >= 0 && current + 1 + length <= maxLineLength {
-                current += 1 + length
+        var current = -1  // width of the current line; -1: no line open
+        for unit in units {
+            let width = unit.width
+            let space = unit.joinsPrevious ? 0 : 1
+            if current >= 0 && current + space + width <= maxLineLength {
+                current += space + width
             } else {
                 lines += 1
-                current = length
+                current = width
             }
         }
         return lines
     }
 
-    /// Breaks words into the fewest lines of at most `maxLineLength` characters, balanced: the longest line as
-    /// short as possible, then the upper lines shorter (bottom-heavy). A word longer than a line sits alone.
+    /// Breaks words into the fewest lines of at most `maxLineLength` columns, balanced (`breakLines(units:)`).
+    /// Lines break at spaces and, in Chinese and Japanese, between characters (`CaptionUnits`).
     public static func breakLines(_ words: [String], maxLineLength: Int) -> [String] {
-        guard !words.isEmpty else { return [] }
-        let lengths = words.map(\.count)
-        let count = lineCount(lengths, maxLineLength: maxLineLength)
-        if count == 1 { return [words.joined(separator: " ")] }
+        breakLines(units: CaptionUnits.glued(CaptionUnits.units(of: words).flatMap { $0 }), maxLineLength: maxLineLength)
+    }
 
-        // Prefix sums: the length of words[i..<j] joined by spaces is sums[j] - sums[i] + (j - i - 1).
+    /// Breaks units into the fewest lines of at most `maxLineLength` columns, balanced: the longest line as
+    /// short as possible, then the upper lines shorter (bottom-heavy). A unit longer than a line sits alone.
+    /// Every boundary between units is a place to break: glue the units first (`CaptionUnits.glued`).
+    public static func breakLines(units: [CaptionUnit], maxLineLength: Int) -> [String] {
+        guard !units.isEmpty else { return [] }
+        let count = lineCount(units, maxLineLength: maxLineLength)
+        if count == 1 { return [CaptionUnits.text(of: units)] }
+
+        // Prefix sums: the width of units[i..<j] on one line is sums[j] - sums[i] plus the spaces before
+        // units i+1..<j, spaces[j] - spaces[i + 1].
         var sums = [0]
-        for length in lengths { sums.append(sums.last! + length) }
-        func width(_ i: Int, _ j: Int) -> Int { sums[j] - sums[i] + (j - i - 1) }
+        var spaces = [0]
+        for unit in units {
+            sums.append(sums.last! + unit.width)
+            spaces.append(spaces.last! + (unit.joinsPrevious ? 0 : 1))
+        }
+        func width(_ i: Int, _ j: Int) -> Int { sums[j] - sums[i] + spaces[j] - spaces[i + 1] }
         func valid(_ i: Int, _ j: Int) -> Bool { j - i == 1 || width(i, j) <= maxLineLength }
 
-        // best[k][i]: the best break of words[i...] into exactly k lines, as its line widths (nil: impossible).
+        // best[k][i]: the best break of units[i...] into exactly k lines, as its line widths (nil: impossible).
         // Compared by the longest line, then line by line from the top (shorter upper lines win).
-        let n = words.count
+        let n = units.count
         var best = [[[Int]?]](repeating: [[Int]?](repeating: nil, count: n + 1), count: count + 1)
         var breaks = [[Int]](repeating: [Int](repeating: -1, count: n + 1), count: count + 1)
         for i in 0..<n where valid(i, n) {
@@ -235,7 +256,7 @@ public struct CueBuilder: Sendable {
         var k = count
         while k > 0 {
             let j = breaks[k][i]
-            lines.append(words[i..<j].joined(separator: " "))
+            lines.append(CaptionUnits.text(of: units[i..<j]))
             i = j
             k -= 1
         }

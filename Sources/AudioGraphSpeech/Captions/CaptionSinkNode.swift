@@ -49,7 +49,8 @@ public final class CaptionSinkNode: AudioNode {
             + "txt: each utterance's text on a line.")
     static let maxLineLength = Parameter.integer(
         "maxLineLength", range: 20...80, default: 42,
-        doc: "Characters per caption line; lines break between words (a longer word sits alone on its line).")
+        doc: "Columns per caption line (a Hanzi, kana or Hangul syllable counts 2); lines break between words, "
+            + "and between characters in Chinese and Japanese (a longer word sits alone on its line).")
     static let maxLines = Parameter.integer("maxLines", range: 1...3, default: 2, doc: "Lines per cue.")
     static let maxCueSeconds = Parameter.number("maxCueSeconds", range: 1...20, default: 7,
                                                 doc: "Longest time a cue stays on screen.")

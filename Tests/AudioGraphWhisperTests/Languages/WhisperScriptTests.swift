@@ -72,6 +72,16 @@ import Testing
         for (result, words) in zip(results, expected) {
             #expect(result.text.contains(words), "\(results.map(\.text))")
         }
+        // Their captions break between characters: lines of 6 Hanzi (12 columns), no spaces added.
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 12, maxLines: 2))
+        for (index, result) in results.enumerated() {
+            let words = result.words.map { TranscriptUpdate.Word(word: $0.word, start: $0.start, end: $0.end) }
+            let cues = builder.cues(for: TranscriptUpdate(segment: index, revision: 1, isFinal: true, start: 0, end: 0,
+                                                          text: result.text, words: words))
+            let lines = cues.flatMap(\.lines)
+            #expect(lines.joined() == result.text.filter { $0 != " " }, "\(lines)")
+            #expect(lines.allSatisfy { TerminalWidth.columns($0) <= 12 && !$0.contains(" ") }, "\(lines)")
+        }
     }
 
     @Test func hindiComesOutInDevanagari() throws {
