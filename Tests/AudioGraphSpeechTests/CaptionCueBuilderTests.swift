@@ -77,6 +77,13 @@ private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
         // Small kana and the prolonged sound mark stay with the kana before them.
         #expect(CaptionUnits.units(of: ["ちょっとコーヒー"])[0].map(\.text) == ["ちょっ", "と", "コー", "ヒー"])
         #expect(CaptionUnit("好").width == 2 && CaptionUnit("a").width == 1 && CaptionUnit("은").width == 2)
+        // Texts of results joined for a transcript, and a result's text from its words alone (caption files, the
+        // live line, a voice capture's transcript).
+        #expect(CaptionUnits.joined(["Hello there.", "", "How are you?"]) == "Hello there. How are you?")
+        #expect(CaptionUnits.joined(["我想买咖啡。", "多少钱？"]) == "我想买咖啡。多少钱？")
+        let wordsOnly = TranscriptUpdate(segment: 1, revision: 1, isFinal: true, start: 0, end: 1, text: "",
+                                         words: [Word(word: "我想", start: 0, end: 0.5), Word(word: "买", start: 0.5, end: 1)])
+        #expect(CaptionUtterance(wordsOnly, language: "zh").text == "我想买")
     }
 
     @Test("property: mixed Chinese, Japanese and Latin lines keep the width, the text and the punctuation rules")

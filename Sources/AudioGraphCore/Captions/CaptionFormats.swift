@@ -23,7 +23,7 @@ public struct CaptionUtterance: Sendable, Equatable {
 
     /// A final result; `language` is used when the result names none.
     public init(_ update: TranscriptUpdate, language: String) {
-        let text = update.text.isEmpty ? update.words.map(\.word).joined(separator: " ") : update.text
+        let text = update.text.isEmpty ? CaptionUnits.joined(update.words.map(\.word)) : update.text
         self.init(segment: update.segment, start: update.start, end: update.end, text: text,
                   confidence: update.confidence, language: update.language ?? language, words: update.words)
     }

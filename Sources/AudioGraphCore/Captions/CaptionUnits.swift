@@ -67,6 +67,12 @@ public enum CaptionUnits {
         return !noBreakBefore.contains(first) && !noBreakAfter.contains(last)
     }
 
+    /// Words or sentences joined as they are written: a space between two, except between two pieces of
+    /// Chinese or Japanese ("Hello there." + "How are you?", but "我想买咖啡。" + "多少钱？" without one).
+    public static func joined(_ texts: [String]) -> String {
+        text(of: units(of: texts).flatMap { $0 })
+    }
+
     /// The text of units: each after the one before it, with a space unless it joins it.
     public static func text<S: Sequence>(of units: S) -> String where S.Element == CaptionUnit {
         var text = ""

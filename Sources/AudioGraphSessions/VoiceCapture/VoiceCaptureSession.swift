@@ -200,7 +200,7 @@ public actor VoiceCaptureSession {
         }
         if cancelRequested { throw .cancelled }
         try? apply(.transcriptionEnded)
-        let transcript = finals.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
+        let transcript = CaptionUnits.joined(finals.map(\.text))
         guard !transcript.isEmpty else { throw .emptyTranscript }
         return VoiceCaptureResult(transcript: transcript, duration: duration)
     }

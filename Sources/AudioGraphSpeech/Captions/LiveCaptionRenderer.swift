@@ -87,7 +87,7 @@ public final class LiveCaptionRenderer {
     /// The text shown: control characters escaped (`TerminalText`), so an engine's text cannot move the cursor
     /// or start an escape sequence.
     static func text(of update: TranscriptUpdate) -> String {
-        TerminalText.escape(update.text.isEmpty ? update.words.map(\.word).joined(separator: " ") : update.text)
+        TerminalText.escape(update.text.isEmpty ? CaptionUnits.joined(update.words.map(\.word)) : update.text)
     }
 
     private func revise(_ update: TranscriptUpdate) {
