@@ -86,10 +86,28 @@ private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
         #expect(CaptionUtterance(wordsOnly, language: "zh").text == "我想买")
     }
 
-    @Test("property: mixed Chinese, Japanese and Latin lines keep the width, the text and the punctuation rules")
+    /// Checks that `lines` are exactly the units in order, each line their text with the spaces they had
+    /// (`CaptionUnits.text`), the units' breaks falling between lines.
+    private func expectLinesAreUnits(_ lines: [String], _ units: [CaptionUnit], sourceLocation: SourceLocation = #_sourceLocation) {
+        var next = 0
+        for line in lines {
+            var built = ""
+            var taken: [CaptionUnit] = []
+            while next < units.count && built.count < line.count {
+                taken.append(units[next])
+                built = CaptionUnits.text(of: taken)
+                next += 1
+            }
+            #expect(built == line, "\(lines) from \(units.map(\.text))", sourceLocation: sourceLocation)
+        }
+        #expect(next == units.count, "\(lines) from \(units.map(\.text))", sourceLocation: sourceLocation)
+    }
+
+    @Test("property: mixed Chinese, Japanese, Korean and Latin lines keep the width, the text and the punctuation rules")
     func mixedScriptProperty() {
         var random = CaptionRandom(seed: 0x5A17)
-        let pieces = ["我", "们", "天", "气", "好", "。", "，", "？", "」", "「", "東", "京", "ー", "ょ", "カ", "ok", "iPhone", "42"]
+        let pieces = ["我", "们", "天", "气", "好", "。", "，", "？", "」", "「", "東", "京", "ー", "ょ", "カ", "ok", "iPhone", "42",
+                      " ", " go", "서울", ",", "(", "’cause"]
         var broken = 0
         for _ in 0..<500 {
             let maxLength = Int.random(in: 8...42, using: &random)
@@ -98,21 +116,55 @@ private func ms(_ seconds: Double) -> Int { CaptionTime.milliseconds(seconds) }
             }
             let units = CaptionUnits.glued(CaptionUnits.units(of: words).flatMap { $0 })
             let lines = CueBuilder.breakLines(words, maxLineLength: maxLength)
-            #expect(lines.count == CueBuilder.lineCount(units, maxLineLength: maxLength))
-            // The text is kept: lines put back together with the spaces the units had.
-            #expect(lines.joined(separator: "\u{1}") .replacingOccurrences(of: "\u{1}", with: "").filter { $0 != " " }
-                    == words.joined().filter { $0 != " " })
+            expectLinesAreUnits(lines, units)
+            // Every character is kept, in order.
+            #expect(lines.joined().filter { !$0.isWhitespace } == words.joined().filter { !$0.isWhitespace })
             for line in lines where TerminalWidth.columns(line) > maxLength {
                 // Only a unit longer than a line stands alone over the limit.
                 #expect(units.contains { $0.text == line }, "\(line) in \(lines)")
             }
-            for line in lines.dropFirst() {
-                #expect(!CaptionUnits.noBreakBefore.contains(line.first!), "\(lines)")
+            for (line, nextLine) in zip(lines, lines.dropFirst()) {
+                let first = nextLine.first!
+                let last = line.last!
+                #expect(!(CaptionUnits.noBreakBefore.contains(first) && CaptionUnits.isCloseUp(first)), "\(lines)")
+                #expect(!(CaptionUnits.noBreakAfter.contains(last) && CaptionUnits.isCloseUp(last)), "\(lines)")
                 broken += 1
             }
-            for line in lines.dropLast() { #expect(!CaptionUnits.noBreakAfter.contains(line.last!), "\(lines)") }
         }
         #expect(broken > 300)
+    }
+
+    @Test("property: Latin text is one unit per word, none joined or glued, so its captions break as before")
+    func latinUnchanged() {
+        var random = CaptionRandom(seed: 0x1A71)
+        let letters = Array("abcdefghijklmnopqrstuvwxyzäé'’-")
+        let marks = [",", ".", "?", "!", ";", ":", "(", ")", "[", "]", "%", "\"", "“", "”", "«", "»", "…", ""]
+        for _ in 0..<2000 {
+            let words = (0..<Int.random(in: 1...15, using: &random)).map { _ in
+                let body = String((0..<Int.random(in: 1...10, using: &random)).map { _ in letters.randomElement(using: &random)! })
+                return marks.randomElement(using: &random)! + body + marks.randomElement(using: &random)!
+            }
+            let units = CaptionUnits.units(of: words)
+            #expect(units.map { $0.map(\.text) } == words.map { [$0] })
+            #expect(units.allSatisfy { $0.allSatisfy { !$0.joinsPrevious } })
+            #expect(CaptionUnits.glued(units.flatMap { $0 }) == units.flatMap { $0 }, "\(words)")
+            #expect(units.flatMap { $0 }.allSatisfy { $0.width == $0.text.count })
+            #expect(CaptionUnits.joined(words) == words.joined(separator: " "))
+        }
+        // So a Latin line holds its words with single spaces, as before.
+        #expect(CueBuilder.breakLines(["I", "said", "’cause", "it", "was", "late"], maxLineLength: 12) == ["I said", "’cause it", "was late"])
+    }
+
+    @Test("a word that begins with Chinese punctuation stays with the word before, and their times join")
+    func gluedAcrossWords() {
+        var builder = CueBuilder(rules: CueRules(maxLineLength: 4, maxLines: 1, minCueSeconds: 0))
+        let cues = builder.cues(for: final([Word(word: "我们", start: 0, end: 1), Word(word: "，再见", start: 1, end: 1.6)]))
+        // 们 (0.5–1 s) holds the comma (1–1.2 s): never a line or cue that starts with "，".
+        #expect(cues == [CaptionCue(start: 0, end: 0.5, lines: ["我"]), CaptionCue(start: 0.5, end: 1.2, lines: ["们，"]),
+                         CaptionCue(start: 1.2, end: 1.6, lines: ["再见"])])
+        // A space written inside a word stays; between two words of Chinese none is added.
+        #expect(CaptionUnits.text(of: CaptionUnits.units(of: ["東京 大阪", "京都"]).flatMap { $0 }) == "東京 大阪京都")
+        #expect(CaptionUnits.joined(["東京 大阪", " 京都", "ok"]) == "東京 大阪京都 ok")
     }
 
     @Test("a long Mandarin sentence from one word makes cues within the limits, timed by character")

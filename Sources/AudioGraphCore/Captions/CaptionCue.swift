@@ -10,7 +10,7 @@ public struct CaptionCue: Sendable, Equatable, CustomStringConvertible {
         self.lines = lines
     }
 
-    /// The cue's words, in order (its lines split at spaces).
+    /// The cue's words, in order (its lines split at spaces; a run of Chinese or Japanese is one).
     public var words: [String] { lines.flatMap { $0.split(separator: " ").map(String.init) } }
 
     public var duration: Double { end - start }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A piece of caption text a line never breaks inside, and how it joins the piece before it.
 ///
 /// In scripts written with spaces a unit is a word. Chinese and Japanese are written without spaces and a
@@ -23,19 +25,24 @@ public struct CaptionUnit: Sendable, Equatable {
 
 /// Words to caption units (`CaptionUnit`).
 public enum CaptionUnits {
-    /// The units of each word, in order. A word holding white space is split there first. Two words meet
-    /// without a space when the first ends and the second starts in Chinese or Japanese script (a recognizer
-    /// that cuts a Mandarin transcript into words or sentences wrote no space between them).
+    /// The units of each word, in order. A word holding white space is split there first, and its parts keep
+    /// their spaces. Two words meet without a space when the first ends and the second starts in Chinese or
+    /// Japanese script (a recognizer that cuts a Mandarin transcript into words or sentences wrote none between
+    /// them). Text in other scripts gives one unit per word, none joined: Latin captions break as they always did.
     public static func units(of words: [String]) -> [[CaptionUnit]] {
         var previousLast: Character?
         return words.map { word in
             var units: [CaptionUnit] = []
             for part in word.split(whereSeparator: \.isWhitespace) {
                 for piece in pieces(of: part) {
-                    // Inside a run without spaces, every piece joins the one before it; after a space (or a
-                    // word's start), only Chinese or Japanese on both sides does.
-                    let startsRun = piece.startIndex == part.startIndex
-                    let joins = startsRun ? closesUp(previousLast, piece.first!) : true
+                    // Inside a run without spaces every piece joins the one before it; a word's first piece
+                    // joins the word before only between Chinese or Japanese; after a space inside a word, never.
+                    let joins: Bool
+                    if piece.startIndex != part.startIndex {
+                        joins = true
+                    } else {
+                        joins = units.isEmpty && closesUp(previousLast, piece.first!)
+                    }
                     units.append(CaptionUnit(String(piece), joinsPrevious: joins))
                     previousLast = piece.last
                 }
@@ -59,18 +66,28 @@ public enum CaptionUnits {
         return out
     }
 
-    /// Whether a line may break between two units that follow each other: unless the second may not start a
-    /// line or the first may not end one, with or without a space between them (UAX #14: "「 ok" and "ok ，"
-    /// stay together too).
+    /// Whether a line may break between two units that follow each other. Not before a character that may not
+    /// start a line, nor after one that may not end it; across a space, only where that character is Chinese or
+    /// Japanese punctuation ("「 ok" and "ok ，" stay together, "( ok" and "ok ." break at the space as before).
     public static func mayBreak(between before: CaptionUnit, and after: CaptionUnit) -> Bool {
         guard let last = before.text.last, let first = after.text.first else { return true }
-        return !noBreakBefore.contains(first) && !noBreakAfter.contains(last)
+        let holdsFirst = noBreakBefore.contains(first) && (after.joinsPrevious || isCloseUp(first))
+        let holdsLast = noBreakAfter.contains(last) && (after.joinsPrevious || isCloseUp(last))
+        return !holdsFirst && !holdsLast
     }
 
-    /// Words or sentences joined as they are written: a space between two, except between two pieces of
-    /// Chinese or Japanese ("Hello there." + "How are you?", but "我想买咖啡。" + "多少钱？" without one).
+    /// Texts (words, sentences) put one after another: each as it is, trimmed, with a space between two unless
+    /// one ends and the next starts in Chinese or Japanese ("Hello there." + "How are you?", but "我想买咖啡。" +
+    /// "多少钱？" without one). Empty texts are left out.
     public static func joined(_ texts: [String]) -> String {
-        text(of: units(of: texts).flatMap { $0 })
+        var result = ""
+        for text in texts {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let first = trimmed.first else { continue }
+            if !result.isEmpty && !closesUp(result.last, first) { result += " " }
+            result += trimmed
+        }
+        return result
     }
 
     /// The text of units: each after the one before it, with a space unless it joins it.
@@ -129,17 +146,17 @@ public enum CaptionUnits {
         0x31F0...0x31FF,  // katakana phonetic extensions
         0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,  // Han
         0xFE30...0xFE4F,  // CJK compatibility forms
-        0xFF00...0xFFEF,  // half-width and full-width forms
+        0xFF00...0xFF9F, 0xFFE0...0xFFEF,  // full-width forms, half-width kana and punctuation (not half-width Hangul)
         0x20000...0x3FFFD,  // Han, supplementary planes
     ]
 
     /// Characters that may not start a line: closing punctuation, marks that follow a word, small kana, the
     /// prolonged sound mark and iteration marks.
     static let noBreakBefore: Set<Character> = Set(
-        "、。，．・：；？！゛゜ヽヾゝゞ々〻ー〜～…‥」』）〕］｝〉》〙〗】〟’”｠»" +
+        "、。，．・：；？！゛゜ヽヾゝゞ々〻ー〜～…‥」』）〕］｝〉》〙〗】〟’”｠»｡､｣･ｰｧｨｩｪｫｬｭｮｯ" +
         "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ" +
         ",.;:!?)]}%")
 
     /// Characters that may not end a line: opening punctuation.
-    static let noBreakAfter: Set<Character> = Set("「『（〔［｛〈《〘〖【〝‘“｟«([{")
+    static let noBreakAfter: Set<Character> = Set("「『（〔［｛〈《〘〖【〝‘“｟«｢([{")
 }

@@ -1,9 +1,9 @@
 
 /// The limits a caption cue keeps, as broadcasters use them.
 public struct CueRules: Sendable, Equatable {
-    /// Columns per line, spaces included: a character counts one, a Hanzi, kana or Hangul syllable two
-    /// (`TerminalWidth`), so 42 holds 21 Chinese characters. A single word longer than this stays whole on a line
-    /// of its own.
+    /// Columns per line, spaces included: a character counts one, a Hanzi, kana, Hangul syllable or emoji two
+    /// (`TerminalWidth`), so 42 holds 21 Chinese characters. A single unit (`CaptionUnit`: a word, or a Hanzi or
+    /// kana with the punctuation held to it) longer than this stays whole on a line of its own.
     public var maxLineLength: Int
     /// Lines per cue.
     public var maxLines: Int
@@ -30,8 +30,9 @@ public struct CueRules: Sendable, Equatable {
 ///   columns, and at most `maxCueSeconds` from its first word's start to its last word's end. Lines break
 ///   between words, and in Chinese and Japanese, which have no spaces, between characters, never before
 ///   closing punctuation or after opening punctuation (`CaptionUnits`); no space is put between two pieces of
-///   Chinese or Japanese. A word longer than a line is never split: it sits alone on its line (the one case
-///   where a line is longer than `maxLineLength`).
+///   Chinese or Japanese. A unit longer than a line (a word; in Chinese and Japanese a character with the
+///   punctuation held to it) is never split: it sits alone on its line (the one case where a line is longer
+///   than `maxLineLength`).
 /// - A cue's words are then broken into the fewest lines they need, balanced: the longest line is as short
 ///   as it can be and, among equally long splits, the upper lines are the shorter (bottom-heavy, the shape
 ///   broadcasters prefer).
@@ -120,7 +121,6 @@ public struct CueBuilder: Sendable {
         var start: Int
         var end: Int
         var joinsPrevious = false
-        var width: Int { TerminalWidth.columns(text) }
         var unit: CaptionUnit { CaptionUnit(text, joinsPrevious: joinsPrevious) }
     }
 
