@@ -58,9 +58,10 @@ public enum WhisperEngine {
 
     public static let parameters: [ParameterSpec] = [
         ParameterSpec("model", .path(.model),
-                      doc: "A whisper.cpp ggml model file; default: ggml-tiny.en.bin in the models folder "
-                          + "($AUDIOGRAPH_MODELS_DIR, else $XDG_DATA_HOME/audiograph/models, else ~/.local/share/audiograph/models; "
-                          + "`audiograph models install tiny.en` puts it there)."),
+                      doc: "A whisper.cpp ggml model file; default: by caption language, ggml-tiny.en.bin for English "
+                          + "and ggml-base.bin (multilingual) for the others, switched when the language changes, in the "
+                          + "models folder ($AUDIOGRAPH_MODELS_DIR, else $XDG_DATA_HOME/audiograph/models, else "
+                          + "~/.local/share/audiograph/models; `audiograph models install tiny.en` and `... install base` put them there)."),
         threads.spec,
         beamSize.spec,
         temperatureIncrement.spec,
@@ -82,28 +83,46 @@ public enum WhisperEngine {
         return WhisperLanguages.multilingual
     }
 
-    /// What to do about a language an English-only model cannot caption: install the multilingual model.
-    static func languageHint(ofModel path: String) -> String? {
-        guard languages(ofModel: path) == WhisperLanguages.english else { return nil }
+    /// The languages a recognizer with these settings can caption, starting in `language`. A config's `model`
+    /// decides alone. Without one the model follows the language (tiny.en for English, the multilingual model
+    /// for the others, switched between utterances): every language once the multilingual model is installed,
+    /// or when the session starts in a language other than English (`validate` then asks to install it).
+    static func languages(_ settings: WhisperSettings, startingIn language: String) -> [String] {
+        if settings.modelGiven { return languages(ofModel: settings.model) }
+        let multilingual = WhisperModelLocations.path(ofModel: WhisperModelLocations.multilingualModelName)
+        if !WhisperLanguages.english.contains(language) || languages(ofModel: multilingual) != WhisperLanguages.english {
+            return WhisperLanguages.multilingual
+        }
+        return WhisperLanguages.english
+    }
+
+    /// What to do about a language the recognizer cannot caption: install the multilingual model (and, with an
+    /// English-only `model` given, use it or leave `model` out).
+    static func languageHint(_ settings: WhisperSettings, startingIn language: String) -> String? {
+        guard languages(settings, startingIn: language) == WhisperLanguages.english else { return nil }
         let name = WhisperModelLocations.multilingualModelName
-        return "\(path) is an English-only model; for the other languages install the multilingual one "
-            + "(`audiograph models install \(name)`) and give its file as the recognizer's model "
-            + "(`audiograph models path \(name)`)"
+        if settings.modelGiven {
+            return "\(settings.model) is an English-only model; for the other languages install the multilingual one "
+                + "(`audiograph models install \(name)`) and give its file as the recognizer's model "
+                + "(`audiograph models path \(name)`), or leave `model` out to have it follow the language"
+        }
+        return "for the other languages install the multilingual model (`audiograph models install \(name)`); "
+            + "without a `model` the recognizer uses it for them"
     }
 
     public static func capabilities(_ options: RecognizerOptions) -> RecognizerCapabilities {
-        let settings = WhisperSettings(options.parameters)
+        let settings = WhisperSettings(options.parameters, language: options.language)
         return RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
-                                      languages: languages(ofModel: settings.model), sampleRate: WhisperPacker.sampleRate,
-                                      languageHint: languageHint(ofModel: settings.model), context: settings.utteranceContext)
+                                      languages: languages(settings, startingIn: options.language),
+                                      sampleRate: WhisperPacker.sampleRate,
+                                      languageHint: languageHint(settings, startingIn: options.language),
+                                      context: settings.utteranceContext)
     }
 
     /// Checks the model file before any audio flows: there, readable, a ggml whisper header.
     public static func validate(_ options: RecognizerOptions) throws {
-        let settings = WhisperSettings(options.parameters)
-        if case .failure(let problem) = WhisperModelHeader.read(settings.model) {
-            throw modelError(problem, settings.model, options)
-        }
+        let settings = WhisperSettings(options.parameters, language: options.language)
+        try validateModel(at: settings.model, install: installName(settings, options.language), node: options.node)
     }
 
     /// Whether `engine: "auto"` may pick whisper: the default model file is there.
@@ -112,17 +131,31 @@ public enum WhisperEngine {
         return false
     }
 
-    /// Loads the model of `options` (exit 69 naming `nodes.ID.model` when it cannot).
-    static func loadModel(_ settings: WhisperSettings, _ options: RecognizerOptions) throws -> WhisperModel {
-        try validate(options)
-        guard let model = WhisperModel(path: settings.model) else {
-            throw modelError(.notWhisper("whisper.cpp could not load it"), settings.model, options)
+    /// The model `audiograph models install` puts where a missing model of these settings was looked for: the
+    /// language's default model, or tiny.en for a given file.
+    static func installName(_ settings: WhisperSettings, _ language: String) -> String {
+        settings.modelGiven ? WhisperModelLocations.defaultModelName : WhisperModelLocations.defaultModelName(forLanguage: language)
+    }
+
+    /// Loads the model file at `path` (exit 69 naming `nodes.ID.model` when it cannot; `install` is the model the
+    /// message tells to install).
+    static func loadModel(at path: String, install: String, node: NodeConfiguration) throws -> WhisperModel {
+        try validateModel(at: path, install: install, node: node)
+        guard let model = WhisperModel(path: path) else {
+            throw modelError(.notWhisper("whisper.cpp could not load it"), path, install: install, node: node)
         }
         return model
     }
 
+    private static func validateModel(at path: String, install: String, node: NodeConfiguration) throws {
+        if case .failure(let problem) = WhisperModelHeader.read(path) {
+            throw modelError(problem, path, install: install, node: node)
+        }
+    }
+
     /// The error for an unusable model: exit 69, at `nodes.ID.model`, with the file and the install command.
-    static func modelError(_ problem: WhisperModelHeader.Problem, _ path: String, _ options: RecognizerOptions) -> GraphError {
+    static func modelError(_ problem: WhisperModelHeader.Problem, _ path: String, install: String,
+                           node: NodeConfiguration) -> GraphError {
         let what: String
         switch problem {
         case .missing: what = "no whisper model at \(path)"
@@ -130,9 +163,9 @@ public enum WhisperEngine {
         case .unreadable: what = "cannot read \(path)"
         case .notWhisper(let reason): what = "\(path) is not a whisper.cpp ggml model (\(reason))"
         }
-        return options.node.error("whisper model unavailable: \(what); install the default model with "
-                                  + "`audiograph models install \(WhisperModelLocations.defaultModelName)`",
-                                  parameter: "model", code: .unavailable)
+        let which = install == WhisperModelLocations.defaultModelName ? "the default model" : "the multilingual model"
+        return node.error("whisper model unavailable: \(what); install \(which) with `audiograph models install \(install)`",
+                          parameter: "model", code: .unavailable)
     }
 }
 

@@ -21,11 +21,12 @@ import Foundation
 public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     public let capabilities: RecognizerCapabilities
     public let settings: WhisperSettings
-    private let model: WhisperModel
+    /// The loaded model: the config's, or the caption language's default (switched with the language).
+    private var model: WhisperModel
     /// File runs: finals are decoded here, on the node's thread.
-    private let finalState: WhisperState?
+    private var finalState: WhisperState?
     /// Real-time runs: every decode goes through it.
-    private let background: WhisperBackground?
+    private var background: WhisperBackground?
     /// How finals are decoded; its `initialPrompt` is the script and user prompt, before the carried words.
     private var decodeOptions: WhisperDecodeOptions
     /// Words of earlier finals for the next final's prompt (`contextWords`).
@@ -63,13 +64,11 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     public init(_ options: RecognizerOptions) throws {
         verboseToken = options.verbose ? WhisperLog.VerboseToken() : nil
         node = options.node
-        settings = WhisperSettings(options.parameters)
+        settings = WhisperSettings(options.parameters, language: options.language)
         capabilities = WhisperEngine.capabilities(options)
-        model = try WhisperEngine.loadModel(settings, options)
-        guard let state = model.makeState() else {
-            throw options.node.error("whisper could not allocate a decoder for \(settings.model)", parameter: "model",
-                                     code: .unavailable)
-        }
+        model = try WhisperEngine.loadModel(at: settings.model, install: WhisperEngine.installName(settings, options.language),
+                                            node: options.node)
+        let state = try Self.makeState(model, node: options.node)
         filter = WhisperHallucinationFilter(settings)
         carried = WhisperCarriedText(limit: settings.contextWords)
         guard let whisperLanguage = WhisperLanguages.whisperCode(for: options.language) else {
@@ -105,15 +104,51 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     /// prompt; the node calls it between utterances, after flushing held results.
     public func switchLanguage(to code: String) throws {
         guard capabilities.languages.contains(code), let whisperLanguage = WhisperLanguages.whisperCode(for: code) else {
-            throw node.error("whisper model \(settings.model) cannot do \(code); it has "
+            throw node.error("whisper model \(model.path) cannot do \(code); it has "
                              + capabilities.languages.joined(separator: ", "), parameter: "language")
         }
+        try loadModel(for: code)
         language = code
         decodeOptions.language = whisperLanguage
         decodeOptions.initialPrompt = WhisperLanguages.initialPrompt(for: code, userPrompt: settings.initialPrompt)
         carried.clear()
         background?.finalOptions = finalOptions
     }
+
+    /// Without a `model` in the config, loads the default model of `code` when it is not the one loaded (English
+    /// to another language: tiny.en to the multilingual model, and back). The old model's decodes are finished or
+    /// aborted first; the switch takes as long as the load (benchmarks in docs/speech.md).
+    private func loadModel(for code: String) throws {
+        let path = settings.model(forLanguage: code)
+        guard path != model.path else { return }
+        let next = try WhisperEngine.loadModel(at: path, install: WhisperModelLocations.defaultModelName(forLanguage: code),
+                                               node: node)
+        let state = try Self.makeState(next, node: node)
+        eager?.abort.abort()
+        eager = nil
+        if let background {
+            background.abortPartial()
+            background.drain()
+            self.background = WhisperBackground(state: state, finalOptions: finalOptions, filter: filter)
+        } else {
+            finalState = state
+        }
+        model = next
+        modelSwitches += 1
+    }
+
+    private static func makeState(_ model: WhisperModel, node: NodeConfiguration) throws -> WhisperState {
+        guard let state = model.makeState() else {
+            throw node.error("whisper could not allocate a decoder for \(model.path)", parameter: "model", code: .unavailable)
+        }
+        return state
+    }
+
+    /// The model file loaded now.
+    public var modelPath: String { model.path }
+
+    /// Models loaded after the first (a language switch that needed another model).
+    public private(set) var modelSwitches = 0
 
     /// The options of the next final: `decodeOptions` with the carried words after its prompt.
     private var finalOptions: WhisperDecodeOptions {
@@ -243,7 +278,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
             decoded = finalState.flatMap { state in samples.withUnsafeBufferPointer { state.decode($0, options) } }
         }
         guard let window = decoded else {
-            throw node.error("whisper failed to decode the utterance (\(settings.model))", code: .nodeFailed)
+            throw node.error("whisper failed to decode the utterance (\(model.path))", code: .nodeFailed)
         }
         return window
     }

@@ -26,8 +26,11 @@ public struct WhisperSettings: Sendable, Equatable {
         case fit
     }
 
-    /// The ggml model file, absolute.
+    /// The ggml model file, absolute: the config's `model`, else the default model of the language
+    /// (`WhisperModelLocations.defaultModelPath(forLanguage:)`).
     public var model: String
+    /// Whether the config gave `model`; without it the model follows the caption language (`model(forLanguage:)`).
+    public var modelGiven: Bool
     public var threads: Int
     /// The `beamSize` set in the config; nil: not set (greedy, `beams`).
     public var beamSize: Int?
@@ -54,8 +57,11 @@ public struct WhisperSettings: Sendable, Equatable {
     /// The default number of decoding threads: the active cores.
     public static var defaultThreads: Int { max(1, min(64, ProcessInfo.processInfo.activeProcessorCount)) }
 
-    public init(_ parameters: JSONObject) {
-        model = parameters["model"]?.stringValue ?? WhisperModelLocations.defaultModelPath()
+    /// The settings of `parameters` for captions in `language` (which picks the default model).
+    public init(_ parameters: JSONObject, language: String = WhisperLanguages.english[0]) {
+        let given = parameters["model"]?.stringValue
+        modelGiven = given != nil
+        model = given ?? WhisperModelLocations.defaultModelPath(forLanguage: language)
         threads = WhisperEngine.threads.value(in: parameters) ?? Self.defaultThreads
         beamSize = WhisperEngine.beamSize.value(in: parameters)
         temperatureIncrement = WhisperEngine.temperatureIncrement.value(in: parameters)
@@ -68,6 +74,12 @@ public struct WhisperSettings: Sendable, Equatable {
         compressionRatioThreshold = WhisperEngine.compressionRatioThreshold.value(in: parameters)
         initialPrompt = WhisperEngine.initialPrompt.value(in: parameters).flatMap { $0.isEmpty ? nil : $0 }
         contextWords = WhisperEngine.contextWords.value(in: parameters)
+    }
+
+    /// The model for captions in `language`: the config's `model` whatever the language, else that language's
+    /// default model (tiny.en for English, the multilingual model for the others).
+    public func model(forLanguage language: String) -> String {
+        modelGiven ? model : WhisperModelLocations.defaultModelPath(forLanguage: language)
     }
 
     /// Whether the encoder window is fitted to each decode's audio, in a run that is `realtime` or not.

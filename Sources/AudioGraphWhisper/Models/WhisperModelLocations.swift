@@ -29,4 +29,16 @@ public enum WhisperModelLocations {
     public static func defaultModelPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         path(ofModel: defaultModelName, environment: environment)
     }
+
+    /// The model a config without `model` decodes a caption language with: tiny.en for English (en-US, en-GB),
+    /// the multilingual model for every other language.
+    public static func defaultModelName(forLanguage code: String) -> String {
+        WhisperLanguages.english.contains(code) ? defaultModelName : multilingualModelName
+    }
+
+    /// The file of `defaultModelName(forLanguage:)`.
+    public static func defaultModelPath(forLanguage code: String,
+                                        environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        path(ofModel: defaultModelName(forLanguage: code), environment: environment)
+    }
 }

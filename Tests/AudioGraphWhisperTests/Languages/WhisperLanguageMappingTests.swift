@@ -45,7 +45,8 @@ import Testing
                                    "recognizer engine \"whisper\" cannot do de-DE; it has en-US, en-GB; \(model) is an "
                                    + "English-only model; for the other languages install the multilingual one "
                                    + "(`audiograph models install base`) and give its file as the recognizer's model "
-                                   + "(`audiograph models path base`)", node: "asr")) {
+                                   + "(`audiograph models path base`), or leave `model` out to have it follow the language",
+                                   node: "asr")) {
             try recognizer(["engine": "whisper", "model": .string(model), "language": "de-DE"])
         }
         let session = SessionSettings(captionLanguage: "zh-TW")
