@@ -18,8 +18,8 @@ public struct CaptionUnit: Sendable, Equatable {
         self.joinsPrevious = joinsPrevious
     }
 
-    /// The columns the unit takes (`TerminalWidth`): a Hanzi, kana or Hangul syllable counts two, as it is
-    /// about twice as wide as a Latin letter on screen.
+    /// The columns the unit takes (`TerminalWidth`): a Hanzi, kana, Hangul syllable or emoji counts two, as it
+    /// is about twice as wide as a Latin letter on screen.
     public var width: Int { TerminalWidth.columns(text) }
 }
 
@@ -55,12 +55,17 @@ public enum CaptionUnits {
     /// joined to the one before it, with its space if it had one: a recognizer's next word can begin with
     /// "，" or "」".
     public static func glued(_ units: [CaptionUnit]) -> [CaptionUnit] {
-        var out: [CaptionUnit] = []
-        for unit in units {
-            if let last = out.last, !mayBreak(between: last, and: unit) {
-                out[out.count - 1].text += (unit.joinsPrevious ? "" : " ") + unit.text
+        glue(units, unit: { $0 }, merge: { $0.text = text(of: [$0, $1]) })
+    }
+
+    /// `glued` for items that carry a unit (a timed word): `merge` folds an item into the one before it.
+    static func glue<Item>(_ items: [Item], unit: (Item) -> CaptionUnit, merge: (inout Item, Item) -> Void) -> [Item] {
+        var out: [Item] = []
+        for item in items {
+            if let last = out.last, !mayBreak(between: unit(last), and: unit(item)) {
+                merge(&out[out.count - 1], item)
             } else {
-                out.append(unit)
+                out.append(item)
             }
         }
         return out

@@ -137,18 +137,15 @@ public struct CueBuilder: Sendable {
             for unit in units {
                 let unitStart = start + (end - start) * characters / total
                 characters += unit.text.count
-                let timed = TimedWord(text: unit.text, start: unitStart, end: start + (end - start) * characters / total,
-                                      joinsPrevious: unit.joinsPrevious)
-                if let last = out.last, !CaptionUnits.mayBreak(between: last.unit, and: timed.unit) {
-                    // A word that begins with "，" or "」": it stays with the word before it (`CaptionUnits.glued`).
-                    out[out.count - 1].text += (timed.joinsPrevious ? "" : " ") + timed.text
-                    out[out.count - 1].end = max(last.end, timed.end)
-                } else {
-                    out.append(timed)
-                }
+                out.append(TimedWord(text: unit.text, start: unitStart, end: start + (end - start) * characters / total,
+                                     joinsPrevious: unit.joinsPrevious))
             }
         }
-        return out
+        // A word that begins with "，" or "」" stays with the word before it, and their times join.
+        return CaptionUnits.glue(out, unit: \.unit) { first, next in
+            first.text = CaptionUnits.text(of: [first.unit, next.unit])
+            first.end = max(first.end, next.end)
+        }
     }
 
     // MARK: Cues and lines

@@ -98,8 +98,8 @@ public enum WhisperEngine {
 
     /// What to do about a language the recognizer cannot caption: install the multilingual model (and, with an
     /// English-only `model` given, use it or leave `model` out).
-    static func languageHint(_ settings: WhisperSettings, startingIn language: String) -> String? {
-        guard languages(settings, startingIn: language) == WhisperLanguages.english else { return nil }
+    static func languageHint(_ settings: WhisperSettings, languages: [String]) -> String? {
+        guard languages == WhisperLanguages.english else { return nil }
         let name = WhisperModelLocations.multilingualModelName
         if settings.modelGiven {
             return "\(settings.model) is an English-only model; for the other languages install the multilingual one "
@@ -112,10 +112,10 @@ public enum WhisperEngine {
 
     public static func capabilities(_ options: RecognizerOptions) -> RecognizerCapabilities {
         let settings = WhisperSettings(options.parameters, language: options.language)
-        return RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true,
-                                      languages: languages(settings, startingIn: options.language),
+        let languages = languages(settings, startingIn: options.language)
+        return RecognizerCapabilities(streaming: true, partialResults: true, wordTimings: true, languages: languages,
                                       sampleRate: WhisperPacker.sampleRate,
-                                      languageHint: languageHint(settings, startingIn: options.language),
+                                      languageHint: languageHint(settings, languages: languages),
                                       context: settings.utteranceContext)
     }
 

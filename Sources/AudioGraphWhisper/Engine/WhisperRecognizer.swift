@@ -121,8 +121,7 @@ public final class WhisperRecognizer: SpeechRecognizer, LanguageSwitching {
     private func loadModel(for code: String) throws {
         let path = settings.model(forLanguage: code)
         guard path != model.path else { return }
-        let next = try WhisperEngine.loadModel(at: path, install: WhisperModelLocations.defaultModelName(forLanguage: code),
-                                               node: node)
+        let next = try WhisperEngine.loadModel(at: path, install: WhisperEngine.installName(settings, code), node: node)
         let state = try Self.makeState(next, node: node)
         eager?.abort.abort()
         eager = nil
