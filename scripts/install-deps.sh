@@ -14,6 +14,7 @@ PACKAGES=(
   pocketsphinx         # pocketsphinx_continuous / _batch: benchmarks and reference decodes in tests
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev  # aac-sink, decoding m4a/aac/mp4 in file-source
   libsqlite3-dev       # transcript-store (SQLite)
+  sqlite3              # tests touch a store from a second process as a user would (sqlite3 t.sqlite 'select …')
   libpq-dev            # transcript stores and the batch work queue on PostgreSQL
   postgresql           # a PostgreSQL server on loopback for the store and queue tests (scripts/start-postgres.sh)
   libpulse-dev         # mic-source

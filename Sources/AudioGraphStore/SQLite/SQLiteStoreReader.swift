@@ -62,7 +62,17 @@ enum SQLiteStoreReader {
             + "left unchanged)")
     }
 
-    /// The path is a regular, non-empty file that starts like a SQLite database.
+    /// The path is a regular, non-empty file. Whether it is SQLite at all is SQLite's own first read to say
+    /// (`SQLITE_NOTADB`, see `connect`).
+    ///
+    /// **Never `open()` the file here.** POSIX advisory locks belong to the process, and closing *any*
+    /// descriptor of a file drops every lock the process holds on it, SQLite's included (sqlite.org, "How To
+    /// Corrupt An SQLite Database File", 2.2). A raw open and close of the database while a connection of this
+    /// process had it open (`serve --run`: the API's readers beside the pipeline's writer; a batch's queue
+    /// beside its stores) left the process with no lock the kernel knew of; the next other process to close
+    /// the database (`audiograph tokens create`, a `sqlite3` query) then took it for the last user, checkpointed
+    /// and deleted the `-wal` and `-shm` under the running writer, whose later commits went to a deleted file.
+    /// `stat` takes no descriptor.
     private static func checkFile(_ path: String) throws(TranscriptsError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -71,21 +81,11 @@ enum SQLiteStoreReader {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .noStore("\(path) is not a file") }
         guard info.st_size > 0 else { throw .noStore("\(path) is an empty file, not a transcript store (left unchanged)") }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            throw .storeUnavailable("cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { _ = close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 16)
-        let count = read(descriptor, &header, header.count)
-        guard count >= 0 else { throw .storeUnavailable("cannot read \(path): \(String(cString: strerror(errno)))") }
-        guard count == 16, header == Array("SQLite format 3\0".utf8) else {
-            throw .malformedData("\(path) is not a SQLite database (file is not a database)")
-        }
     }
 
     /// A read-only connection that can read: a normal one, else (no `-shm` can be had and no `-wal` to miss)
-    /// an immutable one.
+    /// an immutable one. A file that is not SQLite at all is `malformedData`, found by SQLite's first read of
+    /// its header (nothing is written to it, and no `-wal` or `-shm` is made for it).
     private static func connect(_ path: String) throws(TranscriptsError) -> SQLiteDatabase {
         let database: SQLiteDatabase
         do {
@@ -98,6 +98,7 @@ enum SQLiteStoreReader {
             return database
         } catch {
             database.close()
+            if error.primaryCode == SQLITE_NOTADB { throw notSQLite(path, error) }
             guard error.primaryCode == SQLITE_READONLY || error.primaryCode == SQLITE_CANTOPEN else {
                 throw SQLiteTranscriptStore.translate(error)
             }
@@ -116,8 +117,13 @@ enum SQLiteStoreReader {
             }
             return snapshot
         } catch {
+            if error.primaryCode == SQLITE_NOTADB { throw notSQLite(path, error) }
             throw SQLiteTranscriptStore.translate(error)
         }
+    }
+
+    private static func notSQLite(_ path: String, _ error: SQLiteError) -> TranscriptsError {
+        .malformedData("\(path) is not a SQLite database (\(error.message))")
     }
 
     /// The file holds audiograph's schema at a version this code reads.
