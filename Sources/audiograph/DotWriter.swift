@@ -22,7 +22,10 @@ enum DotWriter {
     /// Writes the dot text to `path`, in place (a symlink stays a symlink and its target is written), and
     /// reports every failure: 73 when the file cannot be opened, 74 when a write or the close fails (a full
     /// disk, `/dev/full`). The open never blocks (`O_NONBLOCK`: a FIFO with no reader is refused).
+    /// The file is one of the graph's files too (an output that may not be an input): `--dot in.wav` or
+    /// `--dot c.json` is refused (65, naming the input) before anything is written.
     static func write(_ graph: Graph, to path: String) throws(GraphError) {
+        try PathUse.checkConflicts(graph.pathUses + [PathUse(role: .output, path: path, location: "--dot")])
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw GraphError(.cannotCreateOutput, at: path, "cannot write the dot file: \(String(cString: strerror(errno)))")

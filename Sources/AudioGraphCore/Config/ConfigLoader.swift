@@ -15,7 +15,11 @@ public enum ConfigLoader {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw GraphError(.missingInput, at: path, "no such config file")
         }
-        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+        guard !isDirectory.boolValue else { throw GraphError(.missingInput, at: path, "cannot read the config file") }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxConfigBytes {
+            throw tooLarge(path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw GraphError(.missingInput, at: path, "cannot read the config file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
@@ -155,6 +159,7 @@ public enum ConfigLoader {
         }
         try rejectUnknownKeys(in: object, allowed: sessionKeys, at: path)
         settings.id = try decodeName(object["id"], at: path / "id")
+        if let id = settings.id { try refuseBadSessionID(id, at: path / "id") }
         settings.room = try decodeName(object["room"], at: path / "room")
         settings.autoStartTranscription = try decodeBool(object["autoStartTranscription"],
                                                          at: path / "autoStartTranscription") ?? false
@@ -243,6 +248,24 @@ public enum ConfigLoader {
         guard let string = try decodeString(value, at: path) else { return nil }
         try refuseControlCharacters(string, at: path)
         return string
+    }
+
+    /// Why a session id is refused, nil when it is fine. A session id is a segment of the API's URLs
+    /// (`/v1/sessions/{id}/transcripts`) and may name output files (`{session}`): it may hold any character
+    /// but "/" (which would split the URL and the path) and control characters, and is 1 to 200 characters.
+    public static func sessionIDProblem(_ id: String) -> String? {
+        if id.isEmpty { return "a session id may not be empty" }
+        if id.count > 200 { return "a session id is at most 200 characters (this one is \(id.count))" }
+        if id.contains("/") {
+            return "a session id may not hold \"/\" (it is one segment of the API's URLs and of file names): "
+                + "use letters, digits and any punctuation but \"/\", e.g. \"\(id.replacingOccurrences(of: "/", with: "-"))\""
+        }
+        return nil
+    }
+
+    /// Throws a config error at `path` for a session id `sessionIDProblem` refuses.
+    public static func refuseBadSessionID(_ id: String, at path: JSONPath) throws(GraphError) {
+        if let problem = sessionIDProblem(id) { throw .config(path, "\"\(TerminalText.escape(id))\": \(problem)") }
     }
 
     /// Throws a config error at `path` when `string` holds a control character.

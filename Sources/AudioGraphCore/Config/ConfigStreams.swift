@@ -16,13 +16,8 @@ extension ConfigLoader {
             }
             handle = opened
         }
-        let data: Data
-        do {
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            throw GraphError(.io, at: name, "cannot read the config: \(error.localizedDescription)")
-        }
-        if source != "-" { try? handle.close() }
+        defer { if source != "-" { try? handle.close() } }
+        let data = try readCapped(handle, name: name)
         guard let text = String(data: data, encoding: .utf8) else {
             throw GraphError(.invalidConfig, at: name, "the config is not UTF-8 text")
         }
@@ -30,6 +25,33 @@ extension ConfigLoader {
             throw GraphError(.invalidConfig, at: name, "the config stream was empty")
         }
         return try parse(text, baseDirectory: here, fileName: name, overrides: overrides)
+    }
+
+    /// The most a config may hold, from a file or a stream: 16 MiB. The largest real config is a few KiB; a
+    /// stream with no end (`validate /dev/zero`, a runaway generator) is refused at the cap instead of filling
+    /// memory.
+    public static let maxConfigBytes = 16 << 20
+
+    /// Reads `handle` to its end in pieces, refusing (65, naming the limit) a stream that goes past
+    /// `maxConfigBytes`: memory never holds more than the cap and one piece.
+    static func readCapped(_ handle: FileHandle, name: String) throws(GraphError) -> Data {
+        var data = Data()
+        while true {
+            let piece: Data?
+            do {
+                piece = try handle.read(upToCount: 1 << 16)
+            } catch {
+                throw GraphError(.io, at: name, "cannot read the config: \(error.localizedDescription)")
+            }
+            guard let piece, !piece.isEmpty else { return data }
+            data.append(piece)
+            if data.count > maxConfigBytes { throw tooLarge(name) }
+        }
+    }
+
+    static func tooLarge(_ name: String) -> GraphError {
+        GraphError(.invalidConfig, at: name, "the config is larger than the limit of \(maxConfigBytes >> 20) MiB "
+            + "(\(maxConfigBytes) bytes); a config is a few KiB of JSON")
     }
 
     /// Whether `path` is something other than a regular file or a folder that can be read (a FIFO, a pipe, a

@@ -41,8 +41,14 @@ public final class Graph {
     public let serve: ServeSettings?
     /// What the builder changed or wants the user to know (inserted resamplers).
     public let notes: [String]
+    /// Every file the config reads or writes (the config file, plugins, each node's path parameters), as the
+    /// builder checked them. A command that writes a file of its own beside the graph (`--dot`) checks it
+    /// against these with `PathUse.checkConflicts`, so it can never overwrite an input.
+    public let pathUses: [PathUse]
 
-    init(nodes: [Node], links: [Link], session: SessionSettings, serve: ServeSettings? = nil, notes: [String]) {
+    init(nodes: [Node], links: [Link], session: SessionSettings, serve: ServeSettings? = nil, notes: [String],
+         pathUses: [PathUse] = []) {
+        self.pathUses = pathUses
         self.serve = serve
         self.nodes = nodes
         self.links = links

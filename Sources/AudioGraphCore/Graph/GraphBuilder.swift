@@ -166,7 +166,8 @@ public struct GraphBuilder {
                                          format: kinds.contains(.audio) ? from.outputFormat : nil, kinds: kinds,
                                          autoInserted: link.autoInserted))
         }
-        return Graph(nodes: order.map { built[$0]! }, links: builtLinks, session: spec.session, serve: spec.serve, notes: notes)
+        return Graph(nodes: order.map { built[$0]! }, links: builtLinks, session: spec.session, serve: spec.serve, notes: notes,
+                     pathUses: pathUses)
     }
 
     static func describe(_ kinds: Set<FrameKind>) -> String {

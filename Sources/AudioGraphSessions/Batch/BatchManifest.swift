@@ -59,6 +59,9 @@ public enum BatchManifest {
             }
             let path = try string(pathValue, key: "path", at: at)
             let session = try object["session"].map { value throws(GraphError) in try string(value, key: "session", at: at) }
+            if let session, let problem = ConfigLoader.sessionIDProblem(session) {
+                throw GraphError(.invalidConfig, at: at, "\"session\": \"\(TerminalText.escape(session))\": \(problem)")
+            }
             let room = try object["room"].map { value throws(GraphError) in try string(value, key: "room", at: at) }
             let resolved = NodeConfiguration.resolve(path, against: baseDirectory)
             let sessionID = session ?? defaultSessionID(for: resolved)
