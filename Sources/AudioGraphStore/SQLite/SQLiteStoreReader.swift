@@ -72,7 +72,7 @@ enum SQLiteStoreReader {
     /// beside its stores) left the process with no lock the kernel knew of; the next other process to close
     /// the database (`audiograph tokens create`, a `sqlite3` query) then took it for the last user, checkpointed
     /// and deleted the `-wal` and `-shm` under the running writer, whose later commits went to a deleted file.
-    /// `stat` takes no descriptor.
+    /// `stat` and `access` take no descriptor.
     private static func checkFile(_ path: String) throws(TranscriptsError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -81,6 +81,9 @@ enum SQLiteStoreReader {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .noStore("\(path) is not a file") }
         guard info.st_size > 0 else { throw .noStore("\(path) is an empty file, not a transcript store (left unchanged)") }
+        guard access(path, R_OK) == 0 else {
+            throw .storeUnavailable("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// A read-only connection that can read: a normal one, else (no `-shm` can be had and no `-wal` to miss)
