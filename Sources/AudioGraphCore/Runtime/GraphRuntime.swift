@@ -12,7 +12,7 @@ import Synchronization
 ///   finalized), and `run` throws that node's error.
 public final class GraphRuntime: @unchecked Sendable {
     // Why it is Sendable: `graph`, `clock`, `options` and `initialCommands` never change after init. `running`,
-    // `startTime` and `timeline` are written only by `run`, before it opens `commandGate` and stores `started`
+    // `startTime` and `timeline` are written only by `run`, before it moves `lifecycle` to running and stores `started`
     // (release); other threads read them only after seeing either (the lock, or an acquiring load). Everything
     // else is a Mutex or an Atomic.
     private let graph: Graph
@@ -41,69 +41,81 @@ public final class GraphRuntime: @unchecked Sendable {
     }
 
     /// Steers the running graph: every source sends `command` downstream ahead of its next block, and it keeps
-    /// that place in the stream through every queue. Safe from any thread. Returns false when no source is running any
-    /// more (the command went nowhere); `delivered` is called once the command is in the graph.
+    /// that place in the stream through every queue. Safe from any thread.
+    ///
+    /// `completion` is called exactly once: `.delivered` once every running source has passed the command into the
+    /// graph, `.notRunning` when nothing will (the graph failed to start, or has ended). A command sent before
+    /// the graph started is held and delivered ahead of anything sent later, or failed if the start fails.
+    /// Returns false when the command was refused at once (`completion` has then been called with `.notRunning`).
     @discardableResult
-    public func send(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void = {}) -> Bool {
-        // Under the gate's lock a command either joins the list `run` hands to the sources, or sees them posted.
-        let queuedBeforeStart = commandGate.withLock { gate -> Bool in
-            guard !gate.open else { return false }
-            gate.pending.append((command, delivered))
+    public func send(_ command: ControlCommand,
+                     completion: @escaping @Sendable (CommandDelivery) -> Void = { _ in }) -> Bool {
+        let once = Once(completion)
+        switch lifecycle.withLock({ $0.send((command, once)) }) {
+        case .hold:
             return true
+        case .refuse:
+            once(.notRunning)
+            return false
+        case .post:
+            return post(command, once)
         }
-        if queuedBeforeStart { return true }
+    }
+
+    /// Posts `command` to every running source's inbox; `once` is answered when the last has passed it on, or
+    /// `.notRunning` when none takes it any more (each closes its inbox as it ends).
+    private func post(_ command: ControlCommand, _ once: Once) -> Bool {
         let sources = running.filter { $0.node.instance is any SourceNode }
         // Count the sources that take the command before any can pass it on.
-        let remaining = Mutex(sources.count + 1)
-        let finishOne: @Sendable () -> Void = {
-            if remaining.withLock({ count -> Bool in count -= 1; return count == 0 }) { delivered() }
-        }
+        let remaining = Countdown(sources.count + 1)
+        let finishOne: @Sendable () -> Void = { if remaining.tick() { once(.delivered) } }
         var accepted = 0
         for source in sources {
-            if source.post(command, delivered: finishOne) { accepted += 1 } else { remaining.withLock { $0 -= 1 } }
+            if source.post(command, delivered: finishOne) { accepted += 1 } else { remaining.drop() }
         }
-        guard accepted > 0 else { return false }
+        guard accepted > 0 else {
+            once(.notRunning)
+            return false
+        }
         finishOne()
         return true
     }
 
-    /// Commands sent before the sources' inboxes exist, and whether they do: one lock for both, so a `send`
-    /// racing `run` either lands in the list `run` drains or finds the sources ready (issue 19's start race).
-    private struct CommandGate {
-        var pending: [(ControlCommand, @Sendable () -> Void)] = []
-        var open = false
+    /// Answers `.delivered` once it has been called `count` times.
+    private static func countdown(_ count: Int, _ once: Once) -> @Sendable () -> Void {
+        let remaining = Countdown(count)
+        return { if remaining.tick() { once(.delivered) } }
     }
-    private let commandGate = Mutex(CommandGate())
 
-    /// Whether every node has started, and who waits to know.
-    private enum StartOutcome { case pending, started, failed(GraphError) }
-    private let startState = Mutex<(outcome: StartOutcome, waiters: [CheckedContinuation<GraphError?, Never>])>((.pending, []))
+    /// A count shared by the sources that pass one command on.
+    private final class Countdown: Sendable {
+        private let remaining: Mutex<Int>
+        init(_ count: Int) { remaining = Mutex(count) }
+        /// Counts one down; true for the call that reaches zero.
+        func tick() -> Bool { remaining.withLock { count -> Bool in count -= 1; return count == 0 } }
+        func drop() { remaining.withLock { $0 -= 1 } }
+    }
 
-    private func settleStart(_ outcome: StartOutcome) {
-        let waiters = startState.withLock { state -> [CheckedContinuation<GraphError?, Never>] in
-            guard case .pending = state.outcome else { return [] }
-            state.outcome = outcome
-            defer { state.waiters.removeAll() }
-            return state.waiters
+    /// A command's completion, called at most once whoever calls it.
+    final class Once: Sendable {
+        private let completion: Mutex<(@Sendable (CommandDelivery) -> Void)?>
+        init(_ completion: @escaping @Sendable (CommandDelivery) -> Void) { self.completion = Mutex(completion) }
+        func callAsFunction(_ outcome: CommandDelivery) {
+            completion.withLock { completion in defer { completion = nil }; return completion }?(outcome)
         }
-        let error: GraphError? = if case .failed(let e) = outcome { e } else { nil }
-        for waiter in waiters { waiter.resume(returning: error) }
     }
+
+    /// Start, run and stop, and the commands and waiters each decides (see `RuntimeLifecycle`): one lock, so a
+    /// `send` or `waitUntilStarted` racing `run` is either held and answered by the start's outcome, or sees it.
+    private let lifecycle = Mutex(RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>())
 
     /// Returns once every node's `start` succeeded (devices open, files created), or throws the error that
     /// stopped it — so a caller learns at once that a microphone or an output is unavailable.
     public func waitUntilStarted() async throws(GraphError) {
         let error: GraphError? = await withCheckedContinuation { continuation in
-            let decided = startState.withLock { state -> GraphError?? in
-                switch state.outcome {
-                case .pending:
-                    state.waiters.append(continuation)
-                    return .none
-                case .started: return .some(nil)
-                case .failed(let error): return .some(error)
-                }
+            if case .answer(let outcome) = lifecycle.withLock({ $0.waitForStart(continuation) }) {
+                continuation.resume(returning: outcome)
             }
-            if case .some(let outcome) = decided { continuation.resume(returning: outcome) }
         }
         if let error { throw error }
     }
@@ -137,7 +149,7 @@ public final class GraphRuntime: @unchecked Sendable {
     ///   - onWarning: problems that did not stop the graph.
     public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
                     onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
-        precondition(!started.load(ordering: .acquiring), "a GraphRuntime runs once")
+        precondition(lifecycle.withLock { $0.beginStart() }, "a GraphRuntime runs once")
         startTime = clock.now()
         let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
         var options = self.options
@@ -171,15 +183,6 @@ public final class GraphRuntime: @unchecked Sendable {
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
                 observer: observer, diagnostics: onWarning)
         }
-        commandGate.withLock { gate in
-            for running in self.running where running.node.instance is any SourceNode {
-                running.inbox.withLock { inbox in
-                    inbox.waiting = initialCommands.map { ($0, {}) } + gate.pending
-                }
-            }
-            gate.pending.removeAll()
-            gate.open = true
-        }
         started.store(true, ordering: .releasing)
 
         // Start sinks first so outputs exist before sources open devices.
@@ -189,11 +192,26 @@ public final class GraphRuntime: @unchecked Sendable {
             } catch {
                 stopAll()
                 let failure = GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
-                settleStart(.failed(failure))
+                let decided = lifecycle.withLock { $0.startFailed(failure) }
+                for (_, once) in decided.commands { once(.notRunning) }
+                for waiter in decided.waiters { waiter.resume(returning: failure) }
                 throw failure
             }
         }
-        settleStart(.started)
+        // Under the lifecycle's lock the held commands reach the sources' inboxes (after the session's starting
+        // state) before any later `send` can post.
+        let waiters = lifecycle.withLock { lifecycle -> [CheckedContinuation<GraphError?, Never>] in
+            let decided = lifecycle.started()
+            let sources = self.running.filter { $0.node.instance is any SourceNode }
+            // Delivered once every source has passed it on, as for a command posted later.
+            if sources.isEmpty { for (_, once) in decided.commands { once(.notRunning) } }
+            let held = decided.commands.map { command, once in (command, Self.countdown(sources.count, once)) }
+            for source in sources {
+                source.inbox.withLock { inbox in inbox.waiting = initialCommands.map { ($0, {}) } + held }
+            }
+            return decided.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
 
         let group = DispatchGroup()
         for running in self.running {
@@ -209,6 +227,7 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         group.wait()
         stopAll()
+        for (_, once) in lifecycle.withLock({ $0.finished() }) { once(.notRunning) }
         let finished = clock.now()
         endTime.withLock { $0 = finished }
 

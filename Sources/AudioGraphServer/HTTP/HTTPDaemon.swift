@@ -44,9 +44,10 @@ public final class HTTPDaemon: @unchecked Sendable {
     final class Context: Sendable {
         let handler: Handler
         let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
-        let inFlight = Atomic<Int>(0)
-        /// Set by `shutdown()`: new requests are answered 503.
-        let refusing = Atomic<Bool>(false)
+        /// Accepting or draining, and the requests in flight: one lock for the check and the count.
+        let admission = Mutex(DaemonAdmission())
+        /// Signalled when a drain's last request in flight completes.
+        let drained = DispatchSemaphore(value: 0)
         let deadlines: RequestDeadlines
 
         init(handler: @escaping Handler, deadlines: RequestDeadlines) {
@@ -125,7 +126,7 @@ public final class HTTPDaemon: @unchecked Sendable {
     public var baseURL: String { "http://\(host):\(port)" }
 
     /// Requests being answered now (event streams count until they close).
-    public var requestsInFlight: Int { context.inFlight.load(ordering: .relaxed) }
+    public var requestsInFlight: Int { context.admission.withLock { $0.inFlight } }
 
     /// Connections closed so far for not sending a whole request within `headerTimeoutSeconds`.
     public var requestTimeouts: Int { context.deadlines.closed }
@@ -142,12 +143,11 @@ public final class HTTPDaemon: @unchecked Sendable {
         guard first, let daemon else { return }
         keepalive.cancel()
         deadlineSweeper.cancel()
-        context.refusing.store(true, ordering: .releasing)
+        let idle = context.admission.withLock { $0.beginDrain() }
+        // A request admitted before the drain that opens its stream after this closes it itself (see
+        // `accessHandler`), so every stream ends.
         for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
-        let deadline = DispatchTime.now() + timeout
-        while context.inFlight.load(ordering: .acquiring) > 0 && DispatchTime.now() < deadline {
-            usleep(2_000)  // polling a counter until a deadline: shutdown only, never on a request's path
-        }
+        if !idle { _ = context.drained.wait(timeout: .now() + timeout) }
         // libmicrohttpd must not be stopped with a suspended connection. The streams closed above were resumed
         // then, and a closed stream never suspends again; one that a request still in flight opened since is
         // closed (so resumed, `MHD_resume_connection`) here, before it is marked finished.
@@ -156,6 +156,7 @@ public final class HTTPDaemon: @unchecked Sendable {
             stream.finish()
         }
         MHD_stop_daemon(daemon)
+        context.admission.withLock { $0.stop() }
         self.daemon = nil
     }
 }
@@ -172,9 +173,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let cls, let connection, let requestState else { return .NO }
     let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
     guard let stateRaw = requestState.pointee else {
-        if context.refusing.load(ordering: .acquiring) { return refuseWhileStopping(connection) }
+        guard context.admission.withLock({ $0.admit() }) else { return refuseWhileStopping(connection) }
         requestState.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
-        context.inFlight.add(1, ordering: .relaxed)
         return .YES
     }
     let state = Unmanaged<RequestState>.fromOpaque(stateRaw).takeUnretainedValue()
@@ -208,6 +208,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     case .events(let stream):
         stream.attach(to: connection)
         context.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+        // Registered first, then checked: either shutdown's close loop sees this stream or this sees the drain.
+        if !context.admission.withLock({ $0.isAccepting }) { stream.close() }
         state.stream = stream  // the completion callback unregisters it
         let retained = Unmanaged.passRetained(stream).toOpaque()
         response = MHD_create_response_from_callback(audiograph_mhd_size_unknown(), 4096, streamReader, retained, streamReleased)
@@ -250,7 +252,7 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
         _ = context.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
     }
     requestState.pointee = nil
-    context.inFlight.subtract(1, ordering: .relaxed)
+    if context.admission.withLock({ $0.complete() }) { context.drained.signal() }
 }
 
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in

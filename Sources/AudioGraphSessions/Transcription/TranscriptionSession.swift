@@ -191,15 +191,10 @@ public final class TranscriptionSession: SteerableSession {
 
     /// Sends a command into the graph and waits until every source has passed it on.
     private func deliver(_ command: ControlCommand) async throws(TranscriptionSessionError) {
-        let sent: Bool = await withCheckedContinuation { continuation in
-            let once = Mutex(false)
-            let accepted = runtime.send(command) {
-                if once.withLock({ done in defer { done = true }; return !done }) { continuation.resume(returning: true) }
-            }
-            if !accepted, once.withLock({ done in defer { done = true }; return !done }) {
-                continuation.resume(returning: false)
-            }
+        let outcome: CommandDelivery = await withCheckedContinuation { continuation in
+            // Answered exactly once, whether the graph runs, failed to start or has ended.
+            runtime.send(command) { continuation.resume(returning: $0) }
         }
-        if !sent { throw .notRunning }
+        if outcome == .notRunning { throw .notRunning }
     }
 }
