@@ -52,10 +52,7 @@ public enum SileroVADConverter {
         let type = Array("silero-16k".utf8)
         try writer.writeInt32s([Int32(type.count)])
         try writer.writeBytes(type)
-        var header = parts + [512, 64, Int32(encoderChannels.count)]
-        for (input, output) in encoderChannels { header += [Int32(input), Int32(output), 3] }
-        header += [128, 128, 128, 1]
-        try writer.writeInt32s(header)
+        try writer.writeInt32s(parts + SileroVADModelHeader.fields.map { Int32($0.value) })
         for tensor in tensors {
             let values = try file.float32s(tensor.source, count: tensor.shape.reduce(1, *))
             var data = Data()
