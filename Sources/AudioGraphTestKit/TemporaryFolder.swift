@@ -46,4 +46,18 @@ public final class TemporaryFolder: Sendable {
     public func read(_ name: String) throws -> String {
         try String(contentsOfFile: path(name), encoding: .utf8)
     }
+
+    /// Copies `source` to `name` in the folder with the little-endian int32 at each byte offset of `int32s`
+    /// replaced (a damaged header made from a good file) and returns the copy's path.
+    @discardableResult
+    public func patchedCopy(of source: URL, as name: String, int32s: [Int: Int32]) throws -> String {
+        var data = try Data(contentsOf: source)
+        for (offset, value) in int32s {
+            withUnsafeBytes(of: value.littleEndian) { data.replaceSubrange(offset..<offset + 4, with: $0) }
+        }
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: file)
+        return file.path
+    }
 }

@@ -162,6 +162,7 @@ public enum WhisperEngine {
         case .notAFile: what = "\(path) is not a file"
         case .unreadable: what = "cannot read \(path)"
         case .notWhisper(let reason): what = "\(path) is not a whisper.cpp ggml model (\(reason))"
+        case .implausibleField(let field): what = "\(path) is a damaged or unknown whisper model (\(field)); it was not loaded"
         }
         let which = install == WhisperModelLocations.defaultModelName ? "the default model" : "the multilingual model"
         return node.error("whisper model unavailable: \(what); install \(which) with `audiograph models install \(install)`",

@@ -6,12 +6,17 @@ import Foundation
 public struct WhisperModelHeader: Sendable, Equatable {
     /// `ggml` in whisper.cpp's files (little-endian int32).
     public static let magic: UInt32 = 0x6767_6d6c
-    public var vocabularySize: Int
-    public var audioContext: Int
-    public var melBands: Int
+    /// The file's 11 hyperparameters.
+    public var hyperparameters: WhisperHyperparameters
+    /// `n_vocab`.
+    public var vocabularySize: Int { hyperparameters.vocabularySize }
+    /// `n_audio_ctx`.
+    public var audioContext: Int { hyperparameters.audioContext }
+    /// `n_mels`.
+    public var melBands: Int { hyperparameters.mels }
 
     /// Multilingual models have 51865 tokens or more (whisper.cpp's rule); `.en` models 51864.
-    public var isMultilingual: Bool { vocabularySize >= 51865 }
+    public var isMultilingual: Bool { hyperparameters.isMultilingual }
 
     /// Why a file is not a usable whisper model.
     public enum Problem: Error, Equatable {
@@ -19,11 +24,18 @@ public struct WhisperModelHeader: Sendable, Equatable {
         case notAFile
         case unreadable
         case notWhisper(String)
+        /// A header field outside what a whisper model has (whisper.cpp would crash on it or refuse it).
+        case implausibleField(WhisperHyperparameters.FieldProblem)
     }
 
-    /// Reads the magic and the hyperparameters that matter here, and checks that the mel filters and the
-    /// vocabulary after them are complete (whisper.cpp reads a file cut short there without noticing; one cut in
-    /// its tensors it refuses when it loads).
+    /// The mel filter bank's columns: 1 + 400 / 2 frequency bins (whisper.cpp's `n_fft`).
+    static let melFilterColumns = 201
+
+    /// Reads the magic and the 11 hyperparameters, checks each against what a whisper model has
+    /// (`WhisperHyperparameters.implausibleField`: whisper.cpp trusts them and a damaged one crashes the
+    /// process), and checks that the mel filters and the vocabulary after them are complete and fit the header
+    /// (whisper.cpp reads a file cut short there without noticing; one cut in its tensors it refuses when it
+    /// loads).
     public static func read(_ path: String) -> Result<WhisperModelHeader, Problem> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .failure(.missing) }
@@ -35,13 +47,17 @@ public struct WhisperModelHeader: Sendable, Equatable {
         var reader = LittleEndianReader(data)
         guard let magic = reader.uint32() else { return .failure(.notWhisper("too short for a ggml header")) }
         guard magic == Self.magic else { return .failure(.notWhisper("no ggml magic")) }
-        guard let values = reader.int32s(11) else { return .failure(.notWhisper("too short for a ggml header")) }
-        let header = WhisperModelHeader(vocabularySize: values[0], audioContext: values[1], melBands: values[9])
-        guard header.vocabularySize >= 51864, header.audioContext > 0, header.melBands == 80 || header.melBands == 128 else {
-            return .failure(.notWhisper("its ggml header is not a whisper model's"))
+        guard let values = reader.int32s(11), let hyperparameters = WhisperHyperparameters(fields: values) else {
+            return .failure(.notWhisper("too short for a ggml header"))
         }
-        guard let filter = reader.int32s(2), filter[0] > 0, filter[1] > 0, reader.skip(filter[0] * filter[1] * 4),
-              let tokens = reader.int32s(1)?.first, tokens > 0, tokens <= header.vocabularySize else {
+        if let field = hyperparameters.implausibleField() { return .failure(.implausibleField(field)) }
+        guard let filter = reader.int32s(2) else { return .failure(.notWhisper("the file ends inside its mel filters: it is cut short")) }
+        guard filter == [hyperparameters.mels, Self.melFilterColumns] else {
+            return .failure(.notWhisper("its mel filter bank is \(filter[0]) × \(filter[1]); a whisper model with "
+                + "n_mels \(hyperparameters.mels) has \(hyperparameters.mels) × \(Self.melFilterColumns)"))
+        }
+        guard reader.skip(filter[0] * filter[1] * 4),
+              let tokens = reader.int32s(1)?.first, tokens > 0, tokens <= hyperparameters.vocabularySize else {
             return .failure(.notWhisper("the file ends inside its mel filters: it is cut short"))
         }
         for _ in 0..<tokens {
@@ -49,7 +65,7 @@ public struct WhisperModelHeader: Sendable, Equatable {
                 return .failure(.notWhisper("the file ends inside its vocabulary: it is cut short"))
             }
         }
-        return .success(header)
+        return .success(WhisperModelHeader(hyperparameters: hyperparameters))
     }
 }
 

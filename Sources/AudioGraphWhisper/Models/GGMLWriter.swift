@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes whisper.cpp's (legacy) ggml model file, the layout of whisper.cpp's `models/convert-pt-to-ggml.py`:
 /// magic, 11 int32 hyperparameters, the mel filter bank, the vocabulary, then the tensors one after another.
-/// Everything is little-endian; data goes straight to the file, tensor by tensor.
+/// Everything is little-endian; data goes straight to a temporary file beside the destination, tensor by tensor,
+/// renamed into place by `finish` (`PartialFile`): a failed or killed conversion leaves nothing there.
 public final class GGMLWriter {
     /// `ggml` in hex, the file's first int32.
     public static let magic: UInt32 = 0x6767_6d6c
@@ -12,18 +13,17 @@ public final class GGMLWriter {
         case float32 = 0, float16 = 1
     }
 
-    private let handle: FileHandle
-    private let path: String
+    let output: PartialFile
     private var buffer = Data()
 
-    /// Creates `path`, which must not exist yet (the caller picks a fresh temporary name).
-    public init(creating path: String) throws(ModelConversionError) {
-        self.path = path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
-        }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    /// Writes `path`, which must not exist yet when `finish` renames the file into place.
+    public convenience init(creating path: String) throws(ModelConversionError) {
+        self.init(try PartialFile(beside: path))
+    }
+
+    /// Writes into `output`; its owner commits it (after `complete`).
+    init(_ output: PartialFile) {
+        self.output = output
     }
 
     /// The header: magic and the hyperparameters in whisper.cpp's order.
@@ -73,22 +73,19 @@ public final class GGMLWriter {
         for dimension in shape.reversed() { append(Int32(dimension)) }
         buffer.append(contentsOf: nameBytes)
         try flushIfLarge(threshold: 0)
-        do {
-            try handle.write(contentsOf: data)
-        } catch {
-            throw .writeFailed(path: path, reason: "\(error)")
-        }
+        try output.write(data)
     }
 
-    /// Flushes, syncs the file to disk and closes it.
+    /// Flushes and syncs the file, then renames it into place (never over a file that appeared meanwhile).
     public func finish() throws(ModelConversionError) {
+        try complete()
+        try output.commit(replacing: false)
+    }
+
+    /// Flushes and syncs the file, leaving it under its temporary name for the owner of `output` to commit.
+    func complete() throws(ModelConversionError) {
         try flushIfLarge(threshold: 0)
-        do {
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            throw .writeFailed(path: path, reason: "\(error)")
-        }
+        try output.sync()
     }
 
     private func append(_ value: Int32) { append(UInt32(bitPattern: value)) }
@@ -99,11 +96,7 @@ public final class GGMLWriter {
 
     private func flushIfLarge(threshold: Int = 1 << 20) throws(ModelConversionError) {
         guard buffer.count > threshold else { return }
-        do {
-            try handle.write(contentsOf: buffer)
-        } catch {
-            throw .writeFailed(path: path, reason: "\(error)")
-        }
+        try output.write(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

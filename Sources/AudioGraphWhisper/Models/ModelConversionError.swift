@@ -8,8 +8,10 @@ public enum ModelConversionError: Error, Equatable, CustomStringConvertible {
     case corrupt(path: String, reason: String)
     /// A well-formed model this converter cannot handle (e.g. int8-quantized weights).
     case unsupported(path: String, reason: String)
-    /// The output file could not be written.
+    /// The output file could not be written (nothing is left at `path`); a full disk says so.
     case writeFailed(path: String, reason: String)
+    /// The output file appeared while the model was converted; it was kept.
+    case outputExists(path: String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,7 @@ public enum ModelConversionError: Error, Equatable, CustomStringConvertible {
         case .corrupt(let path, let reason): return "\(path) is not a valid CTranslate2 Whisper model: \(reason)"
         case .unsupported(let path, let reason): return "\(path) cannot be converted: \(reason)"
         case .writeFailed(let path, let reason): return "cannot write \(path): \(reason)"
+        case .outputExists(let path): return "\(path) exists already; convert writes a new file only"
         }
     }
 }

