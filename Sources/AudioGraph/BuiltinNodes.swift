@@ -12,6 +12,7 @@ extension NodeRegistry {
         var registry = NodeRegistry()
         let types: [any AudioNode.Type] = [
             FileSourceNode.self,
+            ParticipantSourceNode.self,
             MicSourceNode.self,
             ResamplerNode.self,
             LevelMeterNode.self,

@@ -82,7 +82,8 @@ final class FakeResamplerNode: AudioNode {
 func testRegistry() -> NodeRegistry {
     var registry = NodeRegistry()
     for type in [ToneSourceNode.self, RecordingSinkNode.self, PassNode.self, QueuedPassNode.self,
-                 TranscriptSinkNode.self, EventMakerNode.self, FakeResamplerNode.self] as [any AudioNode.Type] {
+                 TranscriptSinkNode.self, EventMakerNode.self, FakeResamplerNode.self, ParticipantSourceNode.self,
+                 BlockTranscriberNode.self] as [any AudioNode.Type] {
         try! registry.register(type)
     }
     return registry

@@ -4,7 +4,9 @@ import Foundation
 /// entries and link chains. Node parameters are checked later, against their types' declarations, by
 /// `GraphBuilder`.
 public enum ConfigLoader {
-    public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats", "serve"]
+    public static let topLevelKeys = ["version", "session", "plugins", "nodes", "links", "strictFormats", "serve", "participant"]
+    /// The keys of the `participant` block (see `ParticipantTemplate`).
+    public static let participantKeys = ["nodes", "links"]
     public static let serveKeys = ["listen", "store", "maxConnectionsPerAddress", "headerTimeoutSeconds", "idleTimeoutSeconds"]
     public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants",
                                      "hideTranscriptionButton", "hideClosedCaptionButton"]
@@ -107,12 +109,35 @@ public enum ConfigLoader {
         guard let nodesValue = top["nodes"] else {
             throw .config(.root / "nodes", "missing; a graph needs nodes, like \"nodes\": {\"src\": {\"type\": \"file-source\", \"path\": \"in.wav\"}}")
         }
+        let nodes = try decodeNodes(nodesValue, at: .root / "nodes")
+        let links = try decodeLinks(top["links"], at: .root / "links")
+        var participant: ParticipantTemplate?
+        if let value = top["participant"] {
+            let path = JSONPath.root / "participant"
+            guard case .object(let block) = value else {
+                throw .config(path, "expected an object with \"nodes\" and \"links\", got \(value.typeDescription)")
+            }
+            try rejectUnknownKeys(in: block, allowed: participantKeys, at: path)
+            guard let templateNodes = block["nodes"] else {
+                throw .config(path / "nodes", "missing; the nodes each participant gets, starting with a participant-source")
+            }
+            participant = ParticipantTemplate(nodes: try decodeNodes(templateNodes, at: path / "nodes"),
+                                              links: try decodeLinks(block["links"], at: path / "links"))
+        }
+
+        return GraphSpec(version: version, session: session, plugins: plugins, nodes: nodes, links: links,
+                         strictFormats: strictFormats, baseDirectory: baseDirectory,
+                         serve: try decodeServe(top["serve"], baseDirectory: baseDirectory), participant: participant)
+    }
+
+    /// The nodes of a `nodes` object (the graph's, or the `participant` block's), in file order.
+    static func decodeNodes(_ nodesValue: JSONValue, at nodesPath: JSONPath) throws(GraphError) -> [NodeSpec] {
         guard case .object(let nodesObject) = nodesValue else {
-            throw .config(.root / "nodes", "expected an object keyed by node id, got \(nodesValue.typeDescription)")
+            throw .config(nodesPath, "expected an object keyed by node id, got \(nodesValue.typeDescription)")
         }
         var nodes: [NodeSpec] = []
         for (id, value) in nodesObject.entries {
-            let path = JSONPath.root / "nodes" / id
+            let path = nodesPath / id
             guard NodeIdentifier.isValid(id) else {
                 throw .config(path, "bad node id \"\(id)\": use letters, digits, '-' and '_'")
             }
@@ -138,16 +163,16 @@ public enum ConfigLoader {
             }
             nodes.append(NodeSpec(id: id, type: type, parameters: parameters, queue: queue))
         }
+        return nodes
+    }
 
+    /// The links of a `links` array of chains (`"a -> b -> c"`).
+    static func decodeLinks(_ value: JSONValue?, at path: JSONPath) throws(GraphError) -> [LinkSpec] {
         var links: [LinkSpec] = []
-        let linkStrings = try decodeStrings(top["links"], at: .root / "links")
-        for (i, text) in linkStrings.enumerated() {
-            links += try LinkSpec.chain(text, path: JSONPath.root.appending("links").appending(index: i))
+        for (i, text) in try decodeStrings(value, at: path).enumerated() {
+            links += try LinkSpec.chain(text, path: path.appending(index: i))
         }
-
-        return GraphSpec(version: version, session: session, plugins: plugins, nodes: nodes, links: links,
-                         strictFormats: strictFormats, baseDirectory: baseDirectory,
-                         serve: try decodeServe(top["serve"], baseDirectory: baseDirectory))
+        return links
     }
 
     static func decodeSession(_ value: JSONValue?) throws(GraphError) -> SessionSettings {

@@ -20,12 +20,16 @@ public struct GraphSpec: Sendable {
     /// The config file the spec was read from (`ConfigLoader.load`), so no output may overwrite it; nil for a
     /// spec parsed from text or made in code.
     public var configFile: String?
+    /// The `participant` block: the nodes each participant of a call gets (see `ParticipantTemplate`); nil for a
+    /// graph with fixed sources only.
+    public var participant: ParticipantTemplate?
 
     public static let currentVersion = 1
 
     public init(version: Int = GraphSpec.currentVersion, session: SessionSettings = SessionSettings(),
                 plugins: [String] = [], nodes: [NodeSpec], links: [LinkSpec], strictFormats: Bool = false,
-                baseDirectory: String, serve: ServeSettings? = nil) {
+                baseDirectory: String, serve: ServeSettings? = nil, participant: ParticipantTemplate? = nil) {
+        self.participant = participant
         self.serve = serve
         self.version = version
         self.session = session

@@ -121,9 +121,12 @@ public struct TranscriptUpdate: Sendable, Equatable {
     public var confidence: Double?
     public var words: [Word]
     public var language: String?
+    /// Who said it: the participant whose branch made it (a call), nil for a single-speaker pipeline.
+    public var speaker: String?
 
     public init(segment: Int, revision: Int, isFinal: Bool, start: Double, end: Double, text: String,
-                confidence: Double? = nil, words: [Word] = [], language: String? = nil) {
+                confidence: Double? = nil, words: [Word] = [], language: String? = nil, speaker: String? = nil) {
+        self.speaker = speaker
         self.segment = segment
         self.revision = revision
         self.isFinal = isFinal
@@ -136,7 +139,7 @@ public struct TranscriptUpdate: Sendable, Equatable {
     }
 
     /// The fields of a `transcript` event (`final`, `segment`, `revision`, `start`, `end`, `text`, and
-    /// `confidence`, `words`, `language` when known), as `--events jsonl` prints them.
+    /// `confidence`, `words`, `language`, `speaker` when known), as `--events jsonl` prints them.
     public var json: JSONObject {
         var object = JSONObject()
         object["final"] = .bool(isFinal)
@@ -157,6 +160,7 @@ public struct TranscriptUpdate: Sendable, Equatable {
             })
         }
         if let language { object["language"] = .string(language) }
+        if let speaker { object["speaker"] = .string(speaker) }
         return object
     }
 }

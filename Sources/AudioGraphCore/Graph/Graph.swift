@@ -46,8 +46,13 @@ public final class Graph {
     /// against these with `PathUse.checkConflicts`, so it can never overwrite an input.
     public let pathUses: [PathUse]
 
+    /// A call's per-participant branches (the config's `participant` block), nil for a graph without one. Its
+    /// shared targets are nodes of this graph that take any number of participants.
+    public let participants: ParticipantBranches?
+
     init(nodes: [Node], links: [Link], session: SessionSettings, serve: ServeSettings? = nil, notes: [String],
-         pathUses: [PathUse] = []) {
+         pathUses: [PathUse] = [], participants: ParticipantBranches? = nil) {
+        self.participants = participants
         self.pathUses = pathUses
         self.serve = serve
         self.nodes = nodes

@@ -4,7 +4,7 @@ import Foundation
 /// rejects cycles, unconnected nodes and links whose consumer needs frames the producer cannot make, creates
 /// the node instances and settles every link's audio format (inserting a resampler where two differ, unless
 /// `strictFormats`).
-public struct GraphBuilder {
+public struct GraphBuilder: Sendable {
     public var registry: NodeRegistry
     /// The node type inserted between two audio formats.
     public var converterType = "resampler"
@@ -32,7 +32,29 @@ public struct GraphBuilder {
     /// Builds `spec` with this builder's registry. `spec.plugins` are not loaded here: `loadGraph` (or
     /// `Plugins.load`) loads them into the registry first. Output paths may name the input file
     /// (`InputTemplates`: `{stem}`, `{name}`, `{dir}`, `{session}`).
+    ///
+    /// A spec with a `participant` block (a call) is built whole, as if one participant had connected, so every
+    /// error in the block is found now; the graph returned holds the graph's own nodes, and `Graph.participants`
+    /// builds each participant's branch when they connect.
     public func build(_ spec: GraphSpec) throws(GraphError) -> Graph {
+        guard let template = spec.participant else { return try buildWithoutParticipants(spec) }
+        let (combined, sourceID, shared) = try Self.combine(spec, template, registry: registry)
+        let whole = try buildWithoutParticipants(combined)
+        let branchIDs = ParticipantBranches.branchIDs(of: whole, source: sourceID, shared: Set(shared.keys))
+        var formats: [String: AudioFormat] = [:]
+        for node in whole.nodes where shared[node.id] != nil {
+            if let format = node.inputFormat { formats[node.id] = format }
+        }
+        let branches = ParticipantBranches(builder: self, combined: combined, templateIDs: Set(template.nodes.map(\.id)),
+                                           sourceID: sourceID, sharedTargets: shared, sharedInputFormats: formats)
+        return Graph(nodes: whole.nodes.filter { !branchIDs.contains($0.id) },
+                     links: whole.links.filter { !branchIDs.contains($0.from) && !branchIDs.contains($0.to) },
+                     session: whole.session, serve: whole.serve, notes: whole.notes, pathUses: whole.pathUses,
+                     participants: branches)
+    }
+
+    /// `build` for a spec without a `participant` block.
+    func buildWithoutParticipants(_ spec: GraphSpec) throws(GraphError) -> Graph {
         let spec = try InputTemplates.expand(spec, registry: registry)
         var pending: [String: Pending] = [:]
         var order: [String] = []

@@ -15,20 +15,27 @@ public final class GraphRuntime: @unchecked Sendable {
     // `startTime` and `timeline` are written only by `run`, before it moves `lifecycle` to running and stores `started`
     // (release); other threads read them only after seeing either (the lock, or an acquiring load). Everything
     // else is a Mutex or an Atomic.
-    private let graph: Graph
+    let graph: Graph
     let clock: any MediaClock
     /// When stream times' audio was there, for speech latency (metrics on).
     private(set) var timeline: StreamTimeline?
     private var startTime: Double = 0
     private let endTime = Mutex<Double?>(nil)
     private let options: RunOptions
-    private let cancellation = CancellationFlag()
+    let cancellation = CancellationFlag()
     private let firstError = Mutex<GraphError?>(nil)
     private let interruptedFlag = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private var running: [RunningNode] = []
 
-    private let initialCommands: [ControlCommand]
+    let initialCommands: [ControlCommand]
+    /// Set by `run` before it moves `state` to running, read by `addParticipant` after seeing it there.
+    private(set) var mainSources: [RunningNode] = []
+    private(set) var runningByID: [String: RunningNode] = [:]
+    private(set) var runOptions = RunOptions()
+    private(set) var observers: (event: @Sendable (Event) -> Void, warning: @Sendable (String) -> Void) = ({ _ in }, { _ in })
+    /// Every thread the run waits for (sources, queued workers, a call's participants), and a call while open.
+    let threads = DispatchGroup()
 
     /// - Parameter initialCommands: control commands every source sends before its first block (a session's
     ///   starting state: transcription off, captions hidden).
@@ -51,21 +58,25 @@ public final class GraphRuntime: @unchecked Sendable {
     public func send(_ command: ControlCommand,
                      completion: @escaping @Sendable (CommandDelivery) -> Void = { _ in }) -> Bool {
         let once = Once(completion)
-        switch lifecycle.withLock({ $0.send((command, once)) }) {
+        let (action, participants) = state.withLock { state -> (RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>.SendAction, [RunningNode]) in
+            let action = state.lifecycle.send((command, once))
+            if action != .refuse { state.call.record(command) }
+            return (action, state.call.sources)
+        }
+        switch action {
         case .hold:
             return true
         case .refuse:
             once(.notRunning)
             return false
         case .post:
-            return post(command, once)
+            return post(command, once, to: mainSources + participants)
         }
     }
 
     /// Posts `command` to every running source's inbox; `once` is answered when the last has passed it on, or
     /// `.notRunning` when none takes it any more (each closes its inbox as it ends).
-    private func post(_ command: ControlCommand, _ once: Once) -> Bool {
-        let sources = running.filter { $0.node.instance is any SourceNode }
+    private func post(_ command: ControlCommand, _ once: Once, to sources: [RunningNode]) -> Bool {
         // Count the sources that take the command before any can pass it on.
         let remaining = Countdown(sources.count + 1)
         let finishOne: @Sendable () -> Void = { if remaining.tick() { once(.delivered) } }
@@ -107,13 +118,19 @@ public final class GraphRuntime: @unchecked Sendable {
 
     /// Start, run and stop, and the commands and waiters each decides (see `RuntimeLifecycle`): one lock, so a
     /// `send` or `waitUntilStarted` racing `run` is either held and answered by the start's outcome, or sees it.
-    private let lifecycle = Mutex(RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>())
+    let state = Mutex(RuntimeState())
+
+    /// Everything `state` guards: the lifecycle, and a call's participants.
+    struct RuntimeState {
+        var lifecycle = RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>()
+        var call = CallRoster()
+    }
 
     /// Returns once every node's `start` succeeded (devices open, files created), or throws the error that
     /// stopped it — so a caller learns at once that a microphone or an output is unavailable.
     public func waitUntilStarted() async throws(GraphError) {
         let error: GraphError? = await withCheckedContinuation { continuation in
-            if case .answer(let outcome) = lifecycle.withLock({ $0.waitForStart(continuation) }) {
+            if case .answer(let outcome) = state.withLock({ $0.lifecycle.waitForStart(continuation) }) {
                 continuation.resume(returning: outcome)
             }
         }
@@ -125,6 +142,8 @@ public final class GraphRuntime: @unchecked Sendable {
     public func cancel() {
         interruptedFlag.store(true, ordering: .releasing)
         cancellation.cancel()
+        for flag in state.withLock({ $0.call.cancelAll() }) { flag.cancel() }
+        endCall()
     }
 
     /// How far each source has read: frames emitted and, when known, the total.
@@ -149,15 +168,18 @@ public final class GraphRuntime: @unchecked Sendable {
     ///   - onWarning: problems that did not stop the graph.
     public func run(onEvent: @escaping @Sendable (Event) -> Void = { _ in },
                     onWarning: @escaping @Sendable (String) -> Void = { _ in }) throws(GraphError) -> RunSummary {
-        precondition(lifecycle.withLock { $0.beginStart() }, "a GraphRuntime runs once")
+        precondition(state.withLock { $0.lifecycle.beginStart() }, "a GraphRuntime runs once")
         startTime = clock.now()
         let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
         var options = self.options
         options.realtime = graph.nodes.contains { ($0.instance as? any SourceNode)?.isRealtime == true }
         if options.metrics { timeline = StreamTimeline(realtime: options.realtime) }
         var byID: [String: RunningNode] = [:]
+        let callSlots = graph.participants?.sharedTargets.keys.map { ($0, 1) } ?? []
+        let callSlot = Dictionary(uniqueKeysWithValues: callSlots)
         for node in graph.nodes {
-            let feeders = graph.links.filter { $0.to == node.id }.count
+            // A call's shared node waits for the call's end too, not only for its feeders of the moment.
+            let feeders = graph.links.filter { $0.to == node.id }.count + (callSlot[node.id] ?? 0)
             let running = RunningNode(node: node, feeders: feeders, overflow: live ? .drop : .block,
                                       metrics: options.metrics, runtime: self)
             byID[node.id] = running
@@ -183,6 +205,10 @@ public final class GraphRuntime: @unchecked Sendable {
                 output: { [unowned running] port, frame in running.send(frame, port: port) },
                 observer: observer, diagnostics: onWarning)
         }
+        mainSources = self.running.filter { $0.node.instance is any SourceNode }
+        runningByID = byID
+        runOptions = options
+        observers = (onEvent, onWarning)
         started.store(true, ordering: .releasing)
 
         // Start sinks first so outputs exist before sources open devices.
@@ -192,7 +218,7 @@ public final class GraphRuntime: @unchecked Sendable {
             } catch {
                 stopAll()
                 let failure = GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
-                let decided = lifecycle.withLock { $0.startFailed(failure) }
+                let decided = state.withLock { $0.lifecycle.startFailed(failure) }
                 for (_, once) in decided.commands { once(.notRunning) }
                 for waiter in decided.waiters { waiter.resume(returning: failure) }
                 throw failure
@@ -200,8 +226,10 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         // Under the lifecycle's lock the held commands reach the sources' inboxes (after the session's starting
         // state) before any later `send` can post.
-        let waiters = lifecycle.withLock { lifecycle -> [CheckedContinuation<GraphError?, Never>] in
-            let decided = lifecycle.started()
+        let waiters = state.withLock { state -> [CheckedContinuation<GraphError?, Never>] in
+            let decided = state.lifecycle.started()
+            // A call stays open (its shared nodes waiting) until `endCall` or `cancel`, whoever comes first.
+            if graph.participants != nil, state.call.open() { threads.enter() }
             let sources = self.running.filter { $0.node.instance is any SourceNode }
             // Delivered once every source has passed it on, as for a command posted later.
             if sources.isEmpty { for (_, once) in decided.commands { once(.notRunning) } }
@@ -213,7 +241,7 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         for waiter in waiters { waiter.resume(returning: nil) }
 
-        let group = DispatchGroup()
+        let group = threads
         for running in self.running {
             let isSource = running.node.instance is any SourceNode
             guard isSource || running.queue != nil else { continue }
@@ -227,7 +255,7 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         group.wait()
         stopAll()
-        for (_, once) in lifecycle.withLock({ $0.finished() }) { once(.notRunning) }
+        for (_, once) in state.withLock({ $0.lifecycle.finished() }) { once(.notRunning) }
         let finished = clock.now()
         endTime.withLock { $0 = finished }
 

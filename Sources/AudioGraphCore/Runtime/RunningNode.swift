@@ -5,17 +5,19 @@ import Synchronization
 ///
 /// Confinement (why `@unchecked Sendable` is sound): `receive` runs on one thread at a time — the source's
 /// thread for a source and the nodes it feeds inline, the node's own worker for a queued node (the builder
-/// queues every node with more than one feeder), and so do `failed`, `endOfStreamRemaining`, `timeline` and the
+/// queues every node with more than one feeder), and so do `failed`, `timeline` and the
 /// call bookkeeping, which only `receive` and the calls it makes touch. `downstream` and `context` are set before
 /// any thread starts and never change. What other threads read (`framesProduced`, `inbox`, the speech tracker,
-/// the metrics) is atomic or behind a mutex.
+/// the metrics, `endOfStreamRemaining`, which a call's new participant raises from another thread) is atomic or
+/// behind a mutex.
 final class RunningNode: @unchecked Sendable {
     let node: Graph.Node
     var context: NodeContext!
     /// For each output port, the nodes it feeds.
     var downstream: [[RunningNode]] = []
     let queue: BoundedFrameQueue?
-    private var endOfStreamRemaining: Int
+    /// Feeders whose end of stream has not arrived (a call's shared node counts one more for the call itself).
+    private let endOfStreamRemaining: Atomic<Int>
     private(set) var failed = false
     private unowned let runtime: GraphRuntime
 
@@ -39,6 +41,12 @@ final class RunningNode: @unchecked Sendable {
     /// way), with what to call once they are in the graph.
     let inbox = Mutex<(waiting: [(ControlCommand, @Sendable () -> Void)], closed: Bool)>(([], false))
 
+    /// A call's new participant feeds this node `count` more times (or, negative, a branch that failed to start
+    /// never will). Called before that branch's threads start; the call's own count keeps it above zero.
+    func addFeeders(_ count: Int) {
+        endOfStreamRemaining.add(count, ordering: .acquiringAndReleasing)
+    }
+
     /// Queues a command for this source; false once the source has ended.
     func post(_ command: ControlCommand, delivered: @escaping @Sendable () -> Void) -> Bool {
         inbox.withLock { inbox in
@@ -51,7 +59,7 @@ final class RunningNode: @unchecked Sendable {
     init(node: Graph.Node, feeders: Int, overflow: BoundedFrameQueue.Overflow, metrics enabled: Bool,
          runtime: GraphRuntime) {
         self.node = node
-        self.endOfStreamRemaining = feeders
+        self.endOfStreamRemaining = Atomic(feeders)
         self.runtime = runtime
         self.queue = node.queueCapacity.map { BoundedFrameQueue(capacity: $0, overflow: overflow, timed: enabled) }
         let emitsTranscripts = node.descriptor.outputs.contains { $0.produces.contains(.transcript) }
@@ -216,8 +224,7 @@ final class RunningNode: @unchecked Sendable {
 
     private func receiveUncounted(_ frame: Frame) -> Bool {
         if case .endOfStream = frame {
-            endOfStreamRemaining -= 1
-            guard endOfStreamRemaining <= 0 else { return false }
+            guard endOfStreamRemaining.subtract(1, ordering: .acquiringAndReleasing).newValue <= 0 else { return false }
             if !failed {
                 do { try node.instance.finish(context) } catch { fail(error) }
             }
@@ -238,9 +245,14 @@ final class RunningNode: @unchecked Sendable {
         return false
     }
 
+    /// Where this node's failure goes: the whole run's (stopping it), or a call participant's branch's (stopping
+    /// only that branch). Set before any thread starts.
+    var onFailure: (@Sendable (GraphError) -> Void)?
+
     func fail(_ error: any Error) {
         failed = true
-        runtime.record(GraphBuilder.wrap(error, node: node.configuration, code: .nodeFailed))
+        let failure = GraphBuilder.wrap(error, node: node.configuration, code: .nodeFailed)
+        if let onFailure { onFailure(failure) } else { runtime.record(failure) }
     }
 
     /// A source's loop: produce until finished or cancelled, then end the stream.
