@@ -445,8 +445,8 @@ enum Templates {
                     input
                 }
 
-                /// Once, before the first frame: create outputs, connect devices, allocate buffers sized from
-                /// `context.inputFormat`.
+                /// Once, before the first frame: connect devices, allocate buffers sized from `context.inputFormat`.
+                /// Output files are made in `openOutputs(_:)`, once every node of the run has started.
                 \(access)func start(_ context: NodeContext) throws {
                     // TODO: set up what the node needs while audio flows.
                 }

@@ -63,7 +63,9 @@ enum NodeExport {
                     instance.context = NodeExport.makeContext(for: instance, object: object,
                                                    inputFormat: try WireFormat.format(object["inputFormat"]),
                                                    outputFormat: try WireFormat.format(object["outputFormat"]))
+                    // The plugin ABI has one start: the node's outputs are made with it.
                     try instance.node.start(instance.context!)
+                    try instance.node.openOutputs(instance.context!)
                 }
             },
             process: { node, host, samples, frames, channels, sampleRate, position, error in

@@ -24,7 +24,7 @@ public final class NodeHarness<Node: AudioNode> {
     private var stopped = false
     private let cancellation = CancellationFlag()
 
-    /// Wraps an existing node instance and calls `start`.
+    /// Wraps an existing node instance and calls `start`, then `openOutputs`.
     /// - Parameter inputKinds: the frame kinds the node is told can arrive (default: audio when `input` is set).
     /// - Parameter options: the run's options the node sees (`realtime`, `verbose`).
     public init(_ node: Node, id: String = "node", input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
@@ -41,9 +41,10 @@ public final class NodeHarness<Node: AudioNode> {
             diagnostics: { box.warnings.append($0) })
         self.box = box
         try node.start(context)
+        try node.openOutputs(context)
     }
 
-    /// Makes the node from config-style parameters, validated and defaulted from its declaration, then starts it.
+    /// Makes the node from config-style parameters, validated and defaulted from its declaration, then starts it (and opens its outputs).
     public convenience init(type: Node.Type, id: String = "node", parameters: JSONObject = JSONObject(),
                             input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
                             baseDirectory: String = FileManager.default.currentDirectoryPath,

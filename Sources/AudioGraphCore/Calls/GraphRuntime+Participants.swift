@@ -94,12 +94,15 @@ extension GraphRuntime {
             for (id, count) in sharedFeeds { shared[id]?.addFeeders(-count) }
             feed.consumerEnded()
         }
-        for running in nodes.reversed() {
-            do {
-                try running.node.instance.start(running.context)
-            } catch {
-                undo()
-                throw GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+        // As for the graph: every node starts, then outputs are opened.
+        for phase: (any AudioNode, NodeContext) throws -> Void in [{ try $0.start($1) }, { try $0.openOutputs($1) }] {
+            for running in nodes.reversed() {
+                do {
+                    try phase(running.node.instance, running.context)
+                } catch {
+                    undo()
+                    throw GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+                }
             }
         }
         // Under the runtime's lock: the branch starts in the session's current state and takes every command sent

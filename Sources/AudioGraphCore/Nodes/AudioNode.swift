@@ -9,7 +9,11 @@
 ///    Throw a `GraphError` naming the parameter (`configuration.error(...)`). Do not create outputs yet.
 /// 2. `outputFormat(for:)` — at build time: the audio format this node produces given its input format
 ///    (`nil` input for sources). Formats are settled here, never discovered while audio flows.
-/// 3. `start(_:)` — once, before the first frame: create output files, connect devices, allocate buffers.
+/// 3. `start(_:)` — once, before the first frame: load models, connect devices, allocate buffers, and check
+///    that output files can be made (`OutputPaths.checkCreatable`) without making them.
+/// 3b. `openOutputs(_:)` — once, after every node's `start` succeeded: create output files (truncating one
+///    that exists). A run that cannot start (a model that does not load) so leaves every output as it was. A
+///    failure here stops the run as a failed `start` does.
 /// 4. `process` / `handle` — zero or more times, in stream order, from one thread at a time.
 /// 5. `finish(_:)` — once, at end of stream: flush what is buffered and emit the last frames. Not called when
 ///    the node itself failed.
@@ -33,6 +37,8 @@ public protocol AudioNode: AnyObject, SendableMetatype {
     var acceptedFormats: FormatRequirement { get }
 
     func start(_ context: NodeContext) throws
+    /// Every node has started: create the output files. Default: nothing.
+    func openOutputs(_ context: NodeContext) throws
     /// Audio arrived. Default: pass it on unchanged.
     func process(_ buffer: AudioBuffer, _ context: NodeContext) throws
     /// An event arrived. Default: pass it on unchanged.
@@ -49,6 +55,7 @@ extension AudioNode {
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { input }
     public var acceptedFormats: FormatRequirement { Self.descriptor.acceptedFormats }
     public func start(_ context: NodeContext) throws {}
+    public func openOutputs(_ context: NodeContext) throws {}
     public func process(_ buffer: AudioBuffer, _ context: NodeContext) throws { context.emit(buffer) }
     public func handle(_ event: Event, _ context: NodeContext) throws { context.forward(event) }
     public func handle(_ command: ControlCommand, _ context: NodeContext) throws { context.send(command) }

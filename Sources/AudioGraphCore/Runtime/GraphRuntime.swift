@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Runs a built `Graph`: starts every node, streams frames from the sources through bounded queues to the
+/// Runs a built `Graph`: starts every node, then has them open their outputs (`openOutputs`: a run that cannot
+/// start leaves every output file as it was), streams frames from the sources through bounded queues to the
 /// sinks, and stops every node at the end, whatever happened.
 ///
 /// - Each source runs on a thread of its own; inline nodes run on the thread that feeds them; queued nodes
@@ -126,7 +127,7 @@ public final class GraphRuntime: @unchecked Sendable {
         var call = CallRoster()
     }
 
-    /// Returns once every node's `start` succeeded (devices open, files created), or throws the error that
+    /// Returns once every node started and opened its outputs (devices open, files created), or throws the error that
     /// stopped it — so a caller learns at once that a microphone or an output is unavailable.
     public func waitUntilStarted() async throws(GraphError) {
         let error: GraphError? = await withCheckedContinuation { continuation in
@@ -211,17 +212,22 @@ public final class GraphRuntime: @unchecked Sendable {
         observers = (onEvent, onWarning)
         started.store(true, ordering: .releasing)
 
-        // Start sinks first so outputs exist before sources open devices.
-        for running in self.running.reversed() {
-            do {
-                try running.node.instance.start(running.context)
-            } catch {
-                stopAll()
-                let failure = GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
-                let decided = state.withLock { $0.lifecycle.startFailed(failure) }
-                for (_, once) in decided.commands { once(.notRunning) }
-                for waiter in decided.waiters { waiter.resume(returning: failure) }
-                throw failure
+        // Start sinks first (they check their outputs can be made before sources open devices); only once every
+        // node started (models loaded, devices open) are output files created, so a run that cannot start leaves
+        // every output as it was.
+        let phases: [(any AudioNode, NodeContext) throws -> Void] = [{ try $0.start($1) }, { try $0.openOutputs($1) }]
+        for phase in phases {
+            for running in self.running.reversed() {
+                do {
+                    try phase(running.node.instance, running.context)
+                } catch {
+                    stopAll()
+                    let failure = GraphBuilder.wrap(error, node: running.node.configuration, code: .cannotCreateOutput)
+                    let decided = state.withLock { $0.lifecycle.startFailed(failure) }
+                    for (_, once) in decided.commands { once(.notRunning) }
+                    for waiter in decided.waiters { waiter.resume(returning: failure) }
+                    throw failure
+                }
             }
         }
         // Under the lifecycle's lock the held commands reach the sources' inboxes (after the session's starting

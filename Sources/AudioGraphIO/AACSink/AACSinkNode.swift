@@ -51,8 +51,14 @@ public final class AACSinkNode: AudioNode {
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
 
     public func start(_ context: NodeContext) throws {
-        guard let format = context.inputFormat else { return }
+        guard context.inputFormat != nil else { return }
         FFmpeg.configureLogging(verbose: context.options.verbose)
+        try file.check()
+    }
+
+    /// Creates the file, once every node of the run started.
+    public func openOutputs(_ context: NodeContext) throws {
+        guard let format = context.inputFormat else { return }
         try file.open { path throws(FFmpegError) in
             try AACFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels, bitrate: bitrate,
                               container: container)

@@ -11,7 +11,8 @@ extension SoundFileWriter: SinkFileWriter {}
 extension AACFileWriter: SinkFileWriter {}
 
 /// The output file of a file-writing sink node (`wav-sink`, `aac-sink`), through the node's lifecycle:
-/// - `open` (in `start`) creates the file's folder, then the writer;
+/// - `check` (in `start`) throws what creating the file would meet, changing nothing;
+/// - `open` (in `openOutputs`, once every node of the run started) creates the file's folder, then the writer;
 /// - `write` (in `process`) writes a buffer's samples;
 /// - `finish` (end of stream) closes the file and throws what closing throws;
 /// - `stop` (SIGINT, a failure elsewhere or here) closes it if `finish` did not, and never throws.
@@ -29,9 +30,14 @@ struct FileSinkLifecycle<Writer: SinkFileWriter> {
         self.node = node
     }
 
-    /// Creates the folder that will hold the file, then the writer: `create(path)`.
+    /// Throws the error creating the file would meet, changing nothing (in `start`).
+    func check() throws(GraphError) {
+        try OutputPaths.checkCreatable(path, node: node.id)
+    }
+
+    /// Creates the folder that will hold the file, then the writer: `create(path)` (in `openOutputs`).
     mutating func open(_ create: (String) throws(Writer.Failure) -> Writer) throws(GraphError) {
-        try OutputPaths.createParentDirectory(of: path, node: node)
+        try OutputPaths.createParentDirectory(of: path, node: node.id)
         do {
             writer = try create(path)
         } catch {

@@ -61,6 +61,12 @@ public final class WavSinkNode: AudioNode {
     public func outputFormat(for input: AudioFormat?) throws -> AudioFormat? { nil }
 
     public func start(_ context: NodeContext) throws {
+        guard context.inputFormat != nil else { return }
+        try file.check()
+    }
+
+    /// Creates the file, once every node of the run started.
+    public func openOutputs(_ context: NodeContext) throws {
         guard let format = context.inputFormat else { return }
         try file.open { path throws(SoundFileError) in
             try SoundFileWriter(path: path, sampleRate: format.sampleRate, channels: format.channels,

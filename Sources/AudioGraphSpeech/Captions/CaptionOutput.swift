@@ -1,5 +1,4 @@
 import AudioGraphCore
-import Foundation
 
 /// A caption file being written: the header and trailer of a `CaptionDocumentWriter`, and each chunk written
 /// over the trailer (`TrailerAppendFile`: one `pwrite(2)` a chunk, so a killed process leaves a valid file).
@@ -8,12 +7,7 @@ enum CaptionFile {
     /// the umask), as other tools write an output the user named.
     static func create(path: String, header: String, trailer: String, node nodeID: String?) throws(GraphError)
         -> TrailerAppendFile {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw GraphError(.cannotCreateOutput, at: path, "cannot create the folder \(folder)", node: nodeID)
-        }
+        try OutputPaths.createParentDirectory(of: path, node: nodeID)
         return try TrailerAppendFile(path: path, mode: 0o644, header: header, trailer: trailer, node: nodeID)
     }
 }

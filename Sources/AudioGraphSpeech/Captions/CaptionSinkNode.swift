@@ -6,8 +6,10 @@ import AudioGraphCore
 /// - Files take final results only (partials may still change; a second final for a segment is ignored).
 ///   Cues follow `CueBuilder`'s rules. Each cue (JSON: each utterance) is written with one system call as it
 ///   comes, and the file is valid after every write: an SRT or WebVTT file holds whole cues, the JSON file
-///   its closing `]}` (each utterance is written over it and the closing after it). The file is synced and
-///   closed at end of stream, on SIGINT and when another node fails.
+///   its closing `]}` (each utterance is written over it and the closing after it). The file is made only
+///   once every node of the run started (`openOutputs`), so a run that cannot start (a model that does not
+///   load) leaves an existing file as it was. It is synced and closed at end of stream, on SIGINT and when
+///   another node fails.
 /// - `live` hands results to a `LiveCaptionRenderer` on stdout or stderr (through `TerminalScreen.shared`,
 ///   the process's one terminal writer): on a terminal the partial line is rewritten in place and finals
 ///   scroll up; otherwise finals only, as plain lines. With
@@ -142,14 +144,22 @@ public final class CaptionSinkNode: AudioNode {
                 let stream: TerminalScreen.Stream = configuration[Self.stream] == .stderr ? .standardError : .standardOutput
                 renderer = LiveCaptionRenderer(screen: .shared, stream: stream)
             }
-        case .srt: try open(SRTWriter())
-        case .webvtt: try open(WebVTTWriter())
-        case .json: try open(TranscriptJSONWriter(session: configuration.session.id, language: language))
-        case .txt: try open(PlainTextWriter())
+        case .srt, .webvtt, .json, .txt:
+            // Checked now, made in `openOutputs` once every node started: a run that cannot start leaves the file as it was.
+            if let path { try OutputPaths.checkCreatable(path, node: configuration.id) }
         }
     }
 
-    private func open(_ writer: any CaptionDocumentWriter) throws(GraphError) {
+    /// Creates (or truncates) the file and writes its header.
+    public func openOutputs(_ context: NodeContext) throws {
+        let writer: any CaptionDocumentWriter
+        switch format {
+        case .live: return
+        case .srt: writer = SRTWriter()
+        case .webvtt: writer = WebVTTWriter()
+        case .json: writer = TranscriptJSONWriter(session: configuration.session.id, language: language)
+        case .txt: writer = PlainTextWriter()
+        }
         guard let path else { return }
         file = try CaptionFile.create(path: path, header: writer.header, trailer: writer.trailer, node: configuration.id)
         document = writer

@@ -30,7 +30,7 @@ extension PostgresTranscriptStore: AccessTokenStore {
     }
 
     private func tokenRows(_ tail: String, _ parameters: [String?]) throws(TranscriptsError) -> [StoredAccessToken] {
-        try withConnection { connection throws(PostgresError) in
+        try reading { connection throws(PostgresError) in
             var tokens: [StoredAccessToken] = []
             for row in try connection.query("SELECT id, \"user\", secret_hash, created, revoked FROM access_tokens \(tail)",
                                             parameters).rows {

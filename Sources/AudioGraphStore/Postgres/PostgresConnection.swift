@@ -2,7 +2,7 @@ import CPostgres
 import Foundation
 
 /// A failed libpq call: the SQLSTATE when the server sent one, and libpq's text (with the password, if it
-/// ever appeared, replaced by `***`).
+/// ever appeared, replaced by `***`; a URL whose password libpq would misread is refused before libpq sees it).
 public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The five-character SQLSTATE (`23505` unique violation, `08006` connection failure, …); nil when libpq
     /// failed before the server answered (connection lost, cannot connect).
@@ -56,12 +56,23 @@ public final class PostgresConnection {
     /// The URL with its password masked, for messages.
     public let redactedURL: String
     private let password: String?
+    /// The password as the URL writes it (percent-encoded), also masked in messages.
+    private let rawPassword: String?
+    /// Session settings run again on every new connection (a reconnect starts a new server session).
+    private var sessionSettings: [String] = []
 
     /// Connects to `url` (`postgres://user:password@host:port/database?options`, or a libpq `key=value`
-    /// string).
+    /// string). A URL password must percent-encode `@` (as `%40`) and `/` (as `%2F`): libpq ends the user
+    /// info at the first of them and would print the rest as a host name, so such a URL is refused here,
+    /// before libpq sees it, with a message holding no part of the password.
     public init(url: String) throws(PostgresError) {
         redactedURL = PostgresConnection.redact(url)
+        rawPassword = PostgresConnection.rawPassword(in: url)
         password = PostgresConnection.password(in: url)
+        if let range = PostgresConnection.passwordRange(in: url), url[range].contains(where: { $0 == "@" || $0 == "/" }) {
+            throw PostgresError(sqlState: nil, message: "cannot connect to \(redactedURL): the password in the URL holds "
+                + "a '@' or '/' that is not percent-encoded; write '@' as %40 and '/' as %2F")
+        }
         guard let connection = PQconnectdb(url) else {
             throw PostgresError(sqlState: nil, message: "cannot connect to \(redactedURL): out of memory")
         }
@@ -86,8 +97,9 @@ public final class PostgresConnection {
 
     private func connection() throws(PostgresError) -> OpaquePointer {
         guard let handle else { throw PostgresError(sqlState: nil, message: "the connection is closed") }
-        // A connection the server dropped (restart, network): try once to reconnect before the next call.
-        // A call that was in flight when it dropped has failed already; nothing is retried.
+        // A connection the server dropped (restart, network): try once to reconnect before the next call, and
+        // set the session up again. A write in flight when it dropped has failed; only reads are run again
+        // (`retryingRead`).
         if PQstatus(handle) != CONNECTION_OK {
             PQreset(handle)
             if PQstatus(handle) != CONNECTION_OK {
@@ -95,8 +107,27 @@ public final class PostgresConnection {
                     + scrub(String(cString: PQerrorMessage(handle))))
             }
             audiograph_pg_silence_notices(handle)
+            for setting in sessionSettings { _ = try rows(of: PQexec(handle, setting)) }
         }
         return handle
+    }
+
+    /// Runs constant SQL that sets the session up (`SET SESSION …`), now and after every reconnect.
+    public func setSession(_ sql: String) throws(PostgresError) {
+        try executeScript(sql)
+        sessionSettings.append(sql)
+    }
+
+    /// Runs `body`, a read (it runs again, so it must change nothing); when it failed because the server dropped
+    /// the connection (a restart, our backend terminated), reconnects and runs it once more. Never inside a
+    /// transaction: a dropped connection ended it.
+    public func retryingRead<T>(_ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard let handle, PQstatus(handle) != CONNECTION_OK else { throw error }
+            return try body()  // `connection()` reconnects first
+        }
     }
 
     /// Runs one statement with text-format parameters `$1…$n` (nil is SQL NULL) and returns its rows.
@@ -163,11 +194,13 @@ public final class PostgresConnection {
         return rows
     }
 
-    /// Masks the password, should libpq ever echo it.
+    /// Masks the password (as written in the URL and decoded), should libpq ever echo it.
     private func scrub(_ message: String) -> String {
-        let trimmed = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let password, password.count >= 3 else { return trimmed }
-        return trimmed.replacingOccurrences(of: password, with: "***")
+        var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        for secret in [rawPassword, password].compactMap({ $0 }) where secret.count >= 3 {
+            text = text.replacingOccurrences(of: secret, with: "***")
+        }
+        return text
     }
 
     // MARK: URLs
@@ -179,17 +212,11 @@ public final class PostgresConnection {
     }
 
     /// The URL with the password of its user-info (`user:password@`) replaced by `***`, and a `password=`
-    /// query parameter likewise.
+    /// query parameter likewise. The user info ends at the last '@' before the query, so a password holding an
+    /// unescaped '@' or '/' is masked whole.
     public static func redact(_ url: String) -> String {
         var text = url
-        if let scheme = text.range(of: "://") {
-            let rest = text[scheme.upperBound...]
-            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
+        if let range = passwordRange(in: text) { text.replaceSubrange(range, with: "***") }
         if let range = text.range(of: "password=", options: .caseInsensitive) {
             let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
             text.replaceSubrange(range.upperBound..<end, with: "***")
@@ -197,20 +224,26 @@ public final class PostgresConnection {
         return text
     }
 
-    /// The password a URL carries (decoded), for scrubbing messages.
-    static func password(in url: String) -> String? {
+    /// The password of a URL's user info: from the first ':' to the last '@' before the query (`?`).
+    private static func passwordRange(in url: String) -> Range<String.Index>? {
         guard let scheme = url.range(of: "://") else { return nil }
         let rest = url[scheme.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            let raw = String(authority[authority.index(after: colon)..<at])
-            return raw.removingPercentEncoding ?? raw
-        }
+        let beforeQuery = rest[..<(rest.firstIndex(of: "?") ?? rest.endIndex)]
+        guard let at = beforeQuery.lastIndex(of: "@"), let colon = beforeQuery[..<at].firstIndex(of: ":") else { return nil }
+        return url.index(after: colon)..<at
+    }
+
+    /// The password a URL carries (decoded), for scrubbing messages.
+    static func password(in url: String) -> String? {
+        rawPassword(in: url).map { $0.removingPercentEncoding ?? $0 }
+    }
+
+    /// The password a URL carries, as written (percent-encoded), for scrubbing messages.
+    static func rawPassword(in url: String) -> String? {
+        if let range = passwordRange(in: url) { return String(url[range]) }
         if let range = url.range(of: "password=", options: .caseInsensitive) {
-            let end = url[range.upperBound...].firstIndex(where: { $0 == "&" }) ?? url.endIndex
-            let raw = String(url[range.upperBound..<end])
-            return raw.removingPercentEncoding ?? raw
+            let end = url[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? url.endIndex
+            return String(url[range.upperBound..<end])
         }
         return nil
     }

@@ -175,7 +175,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
     /// Makes the session read-only and checks that the database holds a store this code reads.
     static func checkReadable(_ connection: PostgresConnection, location: String) throws(TranscriptsError) {
         do throws(PostgresError) {
-            try connection.executeScript("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            try connection.setSession("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
         } catch {
             throw translate(error)
         }
@@ -252,6 +252,15 @@ public final class PostgresTranscriptStore: TranscriptStore {
         return try result.get()
     }
 
+    /// Runs `body`, reads only, on the connection; when the server dropped the connection (a restart), it
+    /// reconnects and runs `body` once more (`PostgresConnection.retryingRead`), so the first read after a
+    /// restart is answered.
+    func reading<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
+        try withConnection { connection throws(PostgresError) in
+            try connection.retryingRead { () throws(PostgresError) in try body(connection) }
+        }
+    }
+
     /// Runs `body` in a transaction on the connection.
     func inTransaction<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(TranscriptsError) -> T {
         try withConnection { connection throws(PostgresError) in
@@ -268,7 +277,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
 
     /// The schema version the database holds.
     public func storedSchemaVersion() throws(TranscriptsError) -> Int {
-        try withConnection { connection throws(PostgresError) in
+        try reading { connection throws(PostgresError) in
             Int(try connection.query("SELECT version FROM audiograph_schema").rows.first?.first.flatMap { $0 } ?? "0") ?? 0
         }
     }
@@ -396,7 +405,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
     }
 
     public func transcript(tid: String) throws(TranscriptsError) -> (row: StoreRow, utterances: [StoredUtterance])? {
-        let found: Found? = try withConnection { connection throws(PostgresError) in
+        let found: Found? = try reading { connection throws(PostgresError) in
             let rows = try Self.storeRows(try connection.query("""
                 SELECT \(Self.transcriptColumns)
                 FROM transcripts t LEFT JOIN sessions s ON s.id = t.session_row
@@ -421,7 +430,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
     // MARK: Reading for one user
 
     public func isParticipant(_ user: String, sessionID: String) throws(TranscriptsError) -> Bool {
-        try withConnection { connection throws(PostgresError) in
+        try reading { connection throws(PostgresError) in
             try !connection.query("""
                 SELECT 1 FROM session_participants p JOIN sessions s ON s.id = p.session_row
                 WHERE p."user" = $1 AND s.session_id = $2 LIMIT 1
@@ -430,7 +439,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
     }
 
     public func isParticipant(_ user: String, sessionRow: Int64) throws(TranscriptsError) -> Bool {
-        try withConnection { connection throws(PostgresError) in
+        try reading { connection throws(PostgresError) in
             try !connection.query("""
                 SELECT 1 FROM session_participants WHERE session_row = $1::bigint AND "user" = $2
                 """, [Self.text(sessionRow), user]).rows.isEmpty
@@ -466,7 +475,7 @@ public final class PostgresTranscriptStore: TranscriptStore {
     }
 
     private func rows(_ sql: String, _ parameters: [String?]) throws(TranscriptsError) -> [StoreRow] {
-        try withConnection { connection throws(PostgresError) in try Self.storeRows(try connection.query(sql, parameters)) }
+        try reading { connection throws(PostgresError) in try Self.storeRows(try connection.query(sql, parameters)) }
     }
 
     /// Rows whose first column is the page key, by column name.
