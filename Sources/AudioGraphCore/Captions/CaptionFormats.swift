@@ -9,9 +9,12 @@ public struct CaptionUtterance: Sendable, Equatable {
     /// The result's own language, else the session's.
     public var language: String
     public var words: [TranscriptUpdate.Word]
+    /// Who said it (a call's participant); nil in a single-speaker pipeline.
+    public var speaker: String?
 
     public init(segment: Int, start: Double, end: Double, text: String, confidence: Double? = nil,
-                language: String, words: [TranscriptUpdate.Word] = []) {
+                language: String, words: [TranscriptUpdate.Word] = [], speaker: String? = nil) {
+        self.speaker = speaker
         self.segment = segment
         self.start = start
         self.end = end
@@ -25,7 +28,8 @@ public struct CaptionUtterance: Sendable, Equatable {
     public init(_ update: TranscriptUpdate, language: String) {
         let text = update.text.isEmpty ? CaptionUnits.joined(update.words.map(\.word)) : update.text
         self.init(segment: update.segment, start: update.start, end: update.end, text: text,
-                  confidence: update.confidence, language: update.language ?? language, words: update.words)
+                  confidence: update.confidence, language: update.language ?? language, words: update.words,
+                  speaker: update.speaker)
     }
 }
 
@@ -53,8 +57,17 @@ public struct SRTWriter: CaptionDocumentWriter {
     public var header: String { "" }
     public var trailer: String { "" }
 
+    /// A speaker's cues start with `Alice: ` (SRT has no speaker markup); one cue never holds two speakers.
     public mutating func chunks(for utterance: CaptionUtterance, cues: [CaptionCue]) -> [String] {
-        cues.map { render($0) }
+        cues.map { render(Self.labelled($0, utterance.speaker)) }
+    }
+
+    /// `cue` with `Alice: ` before its first line.
+    static func labelled(_ cue: CaptionCue, _ speaker: String?) -> CaptionCue {
+        guard let speaker, !cue.lines.isEmpty else { return cue }
+        var labelled = cue
+        labelled.lines[0] = SpeakerSegment.prefix(speaker) + cue.lines[0]
+        return labelled
     }
 
     /// One cue block, numbered, ending with a blank line.
@@ -74,13 +87,17 @@ public struct WebVTTWriter: CaptionDocumentWriter {
     public var header: String { "WEBVTT\n\n" }
     public var trailer: String { "" }
 
+    /// A speaker's cues are voice spans (`<v Alice>…</v>`); one cue never holds two speakers.
     public mutating func chunks(for utterance: CaptionUtterance, cues: [CaptionCue]) -> [String] {
-        cues.map { render($0) }
+        cues.map { render($0, speaker: utterance.speaker) }
     }
 
-    public func render(_ cue: CaptionCue) -> String {
-        "\(CaptionTime.format(cue.start, style: .webVTT)) --> \(CaptionTime.format(cue.end, style: .webVTT))\n"
-            + cue.lines.map(Self.escape).joined(separator: "\n") + "\n\n"
+    public func render(_ cue: CaptionCue, speaker: String? = nil) -> String {
+        var text = cue.lines.map(Self.escape).joined(separator: "\n")
+        // A voice's annotation ends at ">"; escaped, a name holds none, nor a line break.
+        if let speaker { text = "<v \(Self.escape(speaker).replacingOccurrences(of: "\n", with: " "))>" + text + "</v>" }
+        return "\(CaptionTime.format(cue.start, style: .webVTT)) --> \(CaptionTime.format(cue.end, style: .webVTT))\n"
+            + text + "\n\n"
     }
 
     public static func escape(_ text: String) -> String {
@@ -150,6 +167,6 @@ public struct TranscriptJSONWriter: CaptionDocumentWriter {
             ("confidence", confidence(utterance.confidence)),
             ("language", .string(utterance.language)),
             ("words", .array(words)),
-        ]))
+        ] + (utterance.speaker.map { [("speaker", JSONValue.string($0))] } ?? [])))
     }
 }

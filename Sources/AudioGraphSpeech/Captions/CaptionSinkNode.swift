@@ -93,7 +93,7 @@ public final class CaptionSinkNode: AudioNode {
     private var document: (any CaptionDocumentWriter)?
     private var file: TrailerAppendFile?
     private var renderer: LiveCaptionRenderer?
-    private var finalSegments = Set<Int>()
+    private var finalSegments = Set<SpeakerSegment>()
     private let liveOverride: (style: LiveCaptionRenderer.Style, write: (String) -> Void)?
 
     public convenience init(configuration: NodeConfiguration) throws {
@@ -174,7 +174,7 @@ public final class CaptionSinkNode: AudioNode {
             renderer.receive(update)
             return
         }
-        guard update.isFinal, let file, file.isOpen, finalSegments.insert(update.segment).inserted else { return }
+        guard update.isFinal, let file, file.isOpen, finalSegments.insert(SpeakerSegment(update)).inserted else { return }
         let utterance = CaptionUtterance(update, language: language)
         guard !utterance.text.allSatisfy(\.isWhitespace) || !utterance.words.isEmpty else { return }
         let cues = builder.cues(for: update)

@@ -39,9 +39,9 @@ public final class LiveCaptionRenderer {
     public let style: Style
     public private(set) var isHidden = false
     private let target: Target
-    private var partial: (segment: Int, revision: Int, text: String)?
+    private var partial: (speaker: String?, segment: Int, revision: Int, text: String)?
     private var partialOnScreen = false
-    private var finalSegments = Set<Int>()
+    private var finalSegments = Set<SpeakerSegment>()
 
     /// Writes raw bytes: `clearLine` + the partial on each revision, finals as lines.
     public init(style: Style, write: @escaping (String) -> Void) {
@@ -87,17 +87,19 @@ public final class LiveCaptionRenderer {
     /// The text shown: control characters escaped (`TerminalText`), so an engine's text cannot move the cursor
     /// or start an escape sequence.
     static func text(of update: TranscriptUpdate) -> String {
-        TerminalText.escape(update.text.isEmpty ? CaptionUnits.joined(update.words.map(\.word)) : update.text)
+        TerminalText.escape(SpeakerSegment.prefix(update.speaker)
+            + (update.text.isEmpty ? CaptionUnits.joined(update.words.map(\.word)) : update.text))
     }
 
     private func revise(_ update: TranscriptUpdate) {
-        guard !finalSegments.contains(update.segment) else { return }
-        if let partial {
+        guard !finalSegments.contains(SpeakerSegment(update)) else { return }
+        // Another speaker's partial replaces the line; one speaker's older revisions never do.
+        if let partial, partial.speaker == update.speaker {
             if update.segment < partial.segment { return }
             if update.segment == partial.segment && update.revision <= partial.revision { return }
         }
         let text = Self.text(of: update)
-        partial = (update.segment, update.revision, text)
+        partial = (update.speaker, update.segment, update.revision, text)
         guard case .terminal = style, !isHidden else { return }
         if text.isEmpty {
             erasePartial()
@@ -111,8 +113,8 @@ public final class LiveCaptionRenderer {
     }
 
     private func commit(_ update: TranscriptUpdate) {
-        guard finalSegments.insert(update.segment).inserted else { return }
-        if let current = partial, current.segment <= update.segment { partial = nil }
+        guard finalSegments.insert(SpeakerSegment(update)).inserted else { return }
+        if let current = partial, current.speaker == update.speaker, current.segment <= update.segment { partial = nil }
         let text = Self.text(of: update)
         if isHidden || text.isEmpty {
             if partial == nil { erasePartial() }
