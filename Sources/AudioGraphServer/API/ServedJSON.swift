@@ -47,6 +47,7 @@ enum ServedJSON {
             })),
         ]
         if let confidence = utterance.confidence { pairs.append(("confidence", .number(confidence))) }
+        if let speaker = utterance.speaker { pairs.append(("speaker", .string(speaker))) }
         return sorted(pairs)
     }
 

@@ -82,7 +82,7 @@ public final class TranscriptStoreNode: AudioNode {
         var key: Int64
         var tid: String
         var file: TranscriptFile?
-        var segments: Set<Int> = []
+        var segments: Set<SpeakerSegment> = []
     }
 
     public convenience init(configuration: NodeConfiguration) throws {
@@ -170,7 +170,7 @@ public final class TranscriptStoreNode: AudioNode {
         if transcript == nil {
             transcript = try openTranscript(store, sessionKey: sessionKey, language: utterance.language)
         }
-        guard var open = transcript, open.segments.insert(update.segment).inserted else { return }
+        guard var open = transcript, open.segments.insert(SpeakerSegment(update)).inserted else { return }
         transcript = open
         do {
             try store.appendUtterance(utterance, transcript: open.key, time: now())

@@ -16,7 +16,7 @@ import Synchronization
 /// - `transcripts(id BIGSERIAL PRIMARY KEY, tid UNIQUE, session_row → sessions.id, session_id, language,
 ///   start_time, end_time, transcript_date, transcript_url)`
 /// - `utterances(id BIGSERIAL PRIMARY KEY, transcript → transcripts.id, segment, start, "end", text,
-///   confidence, words (JSON text), language)`
+///   confidence, words (JSON text), language, speaker)`
 /// - `session_participants(session_row → sessions.id, "user")`, `access_tokens(id PRIMARY KEY, "user",
 ///   secret_hash BYTEA, created, revoked, seq BIGSERIAL)`
 /// - `work_items(id BIGSERIAL, key UNIQUE, path, session_id, room, state queued|running|done|failed, attempts,
@@ -47,6 +47,9 @@ public final class PostgresTranscriptStore: TranscriptStore {
     static let migrationLock: Int64 = 0x6175_6469_6F67_7270  // "audiogrp"
 
     /// Schema migrations: `migrations[i]` upgrades version i to i + 1.
+    /// The schema version that added `utterances.speaker`.
+    static let speakerVersion = 4
+
     static let migrations: [String] = [
         """
         CREATE TABLE sessions (
@@ -125,6 +128,10 @@ public final class PostgresTranscriptStore: TranscriptStore {
         ALTER TABLE work_items ADD COLUMN item_tag TEXT;
         ALTER TABLE sessions ADD COLUMN work_item TEXT;
         CREATE INDEX sessions_by_work_item ON sessions(work_item) WHERE work_item IS NOT NULL;
+        """,
+        // A call's utterances name who said it (NULL for a single-speaker pipeline).
+        """
+        ALTER TABLE utterances ADD COLUMN speaker TEXT;
         """,
     ]
 
@@ -338,11 +345,11 @@ public final class PostgresTranscriptStore: TranscriptStore {
     public func appendUtterance(_ utterance: StoredUtterance, transcript: Int64, time: Int64) throws(TranscriptsError) {
         try inTransaction { connection throws(PostgresError) in
             try connection.query("""
-                INSERT INTO utterances (transcript, segment, start, "end", text, confidence, words, language)
-                VALUES ($1::bigint, $2::int, $3::float8, $4::float8, $5, $6::float8, $7, $8)
+                INSERT INTO utterances (transcript, segment, start, "end", text, confidence, words, language, speaker)
+                VALUES ($1::bigint, $2::int, $3::float8, $4::float8, $5, $6::float8, $7, $8, $9)
                 """, [Self.text(transcript), Self.text(utterance.segment), Self.text(utterance.start),
                       Self.text(utterance.end), utterance.text, utterance.confidence.map { Self.text($0) },
-                      JSONWriter.compact(utterance.wordsJSON), utterance.language])
+                      JSONWriter.compact(utterance.wordsJSON), utterance.language, utterance.speaker])
             try connection.query("UPDATE transcripts SET end_time = $1::bigint WHERE id = $2::bigint",
                                  [Self.text(time), Self.text(transcript)])
         }
@@ -412,15 +419,19 @@ public final class PostgresTranscriptStore: TranscriptStore {
                 WHERE t.tid = $1
                 """, [tid]))
             guard let row = rows.first else { return nil }
+            // A database a writer has not migrated yet (read-only) has no speaker column: its utterances have none.
+            let version = Int(try connection.query("SELECT version FROM audiograph_schema").rows.first?.first.flatMap { $0 } ?? "0") ?? 0
+            let speaker = version >= Self.speakerVersion ? "speaker" : "NULL"
             let result = try connection.query("""
-                SELECT segment, start, "end", text, confidence, words, language FROM utterances
+                SELECT segment, start, "end", text, confidence, words, language, \(speaker) FROM utterances
                 WHERE transcript = $1::bigint ORDER BY id
                 """, [Self.text(row.key)])
             let utterances = result.rows.map { values in
                 StoredUtterance(
                     segment: Int(values[0] ?? "") ?? 0, start: Double(values[1] ?? "") ?? 0, end: Double(values[2] ?? "") ?? 0,
                     text: values[3] ?? "", confidence: values[4].flatMap { Double($0) },
-                    words: StoredUtterance.words(fromJSON: values[5] ?? "[]"), language: values[6] ?? "")
+                    words: StoredUtterance.words(fromJSON: values[5] ?? "[]"), language: values[6] ?? "",
+                    speaker: values.count > 7 ? values[7] : nil)
             }
             return Found(row: row, utterances: utterances)
         }

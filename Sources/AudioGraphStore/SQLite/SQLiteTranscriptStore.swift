@@ -14,7 +14,7 @@ import Synchronization
 ///   start_time, end_time, transcript_date, transcript_url)` — one per transcription run; `id` is the page
 ///   key. Indexes `(session_id, id)` (a session's transcripts, keyset) and `(session_row, id)`.
 /// - `utterances(id INTEGER PRIMARY KEY, transcript → transcripts.id, segment, start, end, text, confidence,
-///   words (JSON), language)` — the final utterances. Index `(transcript, id)`.
+///   words (JSON), language, speaker)` — the final utterances (speaker: a call's participant, else NULL). Index `(transcript, id)`.
 /// - (version 2) `session_participants(session_row → sessions.id, user)` — who took part in a run; index
 ///   `(user, session_row)`. `access_tokens(id PRIMARY KEY, user, secret_hash BLOB, created, revoked)` — the
 ///   HTTP API's tokens (`AccessTokenStore`): only a hash of each secret.
@@ -38,6 +38,9 @@ public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
     public static var schemaVersion: Int { migrations.count }
 
     /// Schema migrations: `migrations[i]` upgrades version i to i + 1.
+    /// The schema version that added `utterances.speaker`.
+    static let speakerVersion = 6
+
     static let migrations: [String] = [
         """
         CREATE TABLE sessions (
@@ -119,6 +122,10 @@ public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
         ALTER TABLE work_items ADD COLUMN item_tag TEXT;
         ALTER TABLE sessions ADD COLUMN work_item TEXT;
         CREATE INDEX sessions_by_work_item ON sessions(work_item) WHERE work_item IS NOT NULL;
+        """,
+        // A call's utterances name who said it (NULL for a single-speaker pipeline).
+        """
+        ALTER TABLE utterances ADD COLUMN speaker TEXT;
         """,
     ]
 
@@ -320,11 +327,12 @@ public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
         try withDatabase { database throws(SQLiteError) in
             try database.transaction { () throws(SQLiteError) in
                 try database.run("""
-                    INSERT INTO utterances (transcript, segment, start, "end", text, confidence, words, language)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO utterances (transcript, segment, start, "end", text, confidence, words, language, speaker)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, [.integer(transcript), .integer(Int64(utterance.segment)), .real(utterance.start),
                           .real(utterance.end), .text(utterance.text), utterance.confidence.map(SQLiteValue.real) ?? .null,
-                          .text(JSONWriter.compact(utterance.wordsJSON)), .text(utterance.language)])
+                          .text(JSONWriter.compact(utterance.wordsJSON)), .text(utterance.language),
+                          utterance.speaker.map(SQLiteValue.text) ?? .null])
                 try database.run("UPDATE transcripts SET end_time = ? WHERE id = ?", [.integer(time), .integer(transcript)])
             }
         }
@@ -406,8 +414,10 @@ public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
                 WHERE t.tid = ?
                 """, [.text(tid)])
             guard let row = rows.first else { return nil }
+            // A store a writer has not migrated yet (read-only) has no speaker column: its utterances have none.
+            let speaker = try database.userVersion >= Self.speakerVersion ? "speaker" : "NULL"
             let statement = try database.prepare("""
-                SELECT segment, start, "end", text, confidence, words, language FROM utterances
+                SELECT segment, start, "end", text, confidence, words, language, \(speaker) FROM utterances
                 WHERE transcript = ? ORDER BY id
                 """)
             defer { statement.reset() }
@@ -419,7 +429,7 @@ public final class SQLiteTranscriptStore: TranscriptStore, StoreChangeStamping {
                     segment: Int(statement.int64(at: 0)), start: statement.double(at: 1), end: statement.double(at: 2),
                     text: statement.string(at: 3) ?? "", confidence: confidence,
                     words: StoredUtterance.words(fromJSON: statement.string(at: 5) ?? "[]"),
-                    language: statement.string(at: 6) ?? ""))
+                    language: statement.string(at: 6) ?? "", speaker: statement.string(at: 7)))
             }
             return Found(row: row, utterances: utterances)
         }

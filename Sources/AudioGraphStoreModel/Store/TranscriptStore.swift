@@ -155,9 +155,12 @@ public struct StoredUtterance: Sendable, Equatable, Codable {
     public var confidence: Double?
     public var words: [Word]
     public var language: String
+    /// Who said it (a call's participant); nil for a single-speaker pipeline.
+    public var speaker: String?
 
     public init(segment: Int, start: Double, end: Double, text: String, confidence: Double? = nil,
-                words: [Word] = [], language: String = "") {
+                words: [Word] = [], language: String = "", speaker: String? = nil) {
+        self.speaker = speaker
         self.segment = segment
         self.start = start
         self.end = end
@@ -172,7 +175,7 @@ public struct StoredUtterance: Sendable, Equatable, Codable {
         self.init(segment: update.segment, start: update.start, end: update.end, text: update.text,
                   confidence: update.confidence.flatMap { $0.isFinite ? $0 : nil },
                   words: update.words.map { Word(word: $0.word, start: $0.start, end: $0.end) },
-                  language: update.language ?? language)
+                  language: update.language ?? language, speaker: update.speaker)
     }
 
     /// `words` as the JSON array the store and the transcript file keep: `[{"word","start","end"}]`.
@@ -198,6 +201,7 @@ public struct StoredUtterance: Sendable, Equatable, Codable {
                                  ("end", .number(StoreTime.rounded(end))), ("text", .string(text))])
         object["confidence"] = confidence.map { .number(($0 * 1000).rounded() / 1000) } ?? .null
         object["language"] = .string(language)
+        if let speaker { object["speaker"] = .string(speaker) }
         object["words"] = wordsJSON
         return .object(object)
     }
