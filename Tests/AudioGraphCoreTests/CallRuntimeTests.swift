@@ -127,4 +127,25 @@ final class BlockTranscriberNode: AudioNode {
             """
         #expect(buildError(json)?.location == "links[1]")
     }
+
+    /// Fixed sources can be participants too: `speaker` on a source labels every transcript made from its audio.
+    @Test func aSourcesSpeakerLabelsItsTranscripts() throws {
+        let graph = try buildGraph(config(#""a": {"type": "test-tone", "seconds": 0.2, "speaker": "Alice"},"#
+            + #""b": {"type": "test-tone", "seconds": 0.1, "speaker": "Bob"},"#
+            + #""ta": {"type": "test-transcriber"}, "tb": {"type": "test-transcriber"}, "outA": {"type": "test-recorder"},"#
+            + #""outB": {"type": "test-recorder"}"#, links: #""a -> ta -> outA", "b -> tb -> outB""#))
+        #expect(graph.speakers == ["a": "Alice", "ta": "Alice", "outA": "Alice", "b": "Bob", "tb": "Bob", "outB": "Bob"])
+        _ = try GraphRuntime(graph: graph, clock: ManualClock()).run()
+        let finals = Self.transcripts(recorder(graph, "outA")) + Self.transcripts(recorder(graph, "outB"))
+        #expect(!finals.isEmpty && finals.allSatisfy { $0.speaker == "Alice" || $0.speaker == "Bob" })
+        #expect(Set(finals.compactMap(\.speaker)) == ["Alice", "Bob"])
+    }
+
+    @Test func onlyASourceNamesASpeaker() {
+        let error = buildError(config(#""a": {"type": "test-tone"}, "t": {"type": "test-transcriber", "speaker": "X"},"#
+            + #""out": {"type": "test-recorder"}"#, links: #""a -> t -> out""#))
+        #expect(error?.location == "nodes.t.speaker")
+        #expect(buildError(config(#""a": {"type": "test-tone", "speaker": ""}, "out": {"type": "test-recorder"}"#,
+                                  links: #""a -> out""#))?.location == "nodes.a.speaker")
+    }
 }

@@ -154,19 +154,11 @@ extension GraphRuntime {
     /// transcript it makes labelled with the participant.
     private func branchContext(for running: RunningNode, speaker: String, cancellation: CancellationFlag) -> NodeContext {
         let (onEvent, onWarning) = observers
-        let label: @Sendable (Event) -> Event = { event in
-            guard case .transcript(var update) = event.payload, update.speaker == nil else { return event }
-            update.speaker = speaker
-            var labelled = event
-            labelled.payload = .transcript(update)
-            return labelled
-        }
+        let label = SpeakerLabel(speaker)
         return NodeContext(
             nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
             inputKinds: running.node.inputKinds, clock: clock, options: runOptions, cancellation: cancellation,
-            output: { [unowned running] port, frame in
-                if case .event(let event) = frame { running.send(.event(label(event)), port: port) } else { running.send(frame, port: port) }
-            },
+            output: { [unowned running] port, frame in running.send(label(frame), port: port) },
             observer: { event in onEvent(label(event)) }, diagnostics: onWarning)
     }
 }

@@ -35,6 +35,7 @@ public struct ParticipantBranches: Sendable {
         for index in spec.nodes.indices where spec.nodes[index].id == sourceID {
             spec.nodes[index].parameters["sampleRate"] = .number(Double(format.sampleRate))
             spec.nodes[index].parameters["channels"] = .number(Double(format.channels))
+            spec.nodes[index].speaker = participant
         }
         let graph = try builder.buildWithoutParticipants(spec)
         let branchIDs = Self.branchIDs(of: graph, source: sourceID, shared: Set(sharedTargets.keys))

@@ -10,25 +10,21 @@ public final class ParticipantSourceNode: ParticipantFeedSource, @unchecked Send
         doc: "Sample rate the participant sends, in Hz (set per connection).")
     static let channels = Parameter.integer("channels", range: 1...2, default: 1,
         doc: "Channels the participant sends (set per connection).")
-    static let speaker = Parameter.string("speaker", default: "",
-        doc: "Who speaks (set per connection to the participant's name): every caption of the branch carries it.")
 
     public static let descriptor = NodeDescriptor(
         type: ParticipantTemplate.sourceType,
         summary: "A call participant's audio from the network (only in the config's participant block).",
         category: .source,
-        parameters: [sampleRate.spec, channels.spec, speaker.spec],
+        parameters: [sampleRate.spec, channels.spec],
         inputs: [],
         outputs: [.init(produces: [.audio], forwardsInput: false)])
 
     public let format: AudioFormat
-    public let speaker: String
     private var feed: ParticipantAudioFeed?
     private var position: Int64 = 0
 
     public init(configuration: NodeConfiguration) throws {
         format = AudioFormat(sampleRate: configuration[Self.sampleRate], channels: configuration[Self.channels])
-        speaker = configuration[Self.speaker]
     }
 
     public func attach(_ feed: ParticipantAudioFeed) { self.feed = feed }

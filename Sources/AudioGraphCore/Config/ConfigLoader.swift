@@ -161,7 +161,10 @@ public enum ConfigLoader {
                 queue = frames
                 parameters["queue"] = nil
             }
-            nodes.append(NodeSpec(id: id, type: type, parameters: parameters, queue: queue))
+            let speaker = try decodeName(parameters["speaker"], at: path / "speaker")
+            if speaker?.isEmpty == true { throw .config(path / "speaker", "a speaker needs a name") }
+            parameters["speaker"] = nil
+            nodes.append(NodeSpec(id: id, type: type, parameters: parameters, queue: queue, speaker: speaker))
         }
         return nodes
     }

@@ -50,11 +50,16 @@ public struct NodeSpec: Sendable {
     /// `queue`: run the node on a thread of its own behind a queue of this many frames (a queued node's own
     /// capacity otherwise; inline nodes run on the thread that feeds them).
     public var queue: Int?
+    /// `speaker`, on a source: who speaks in its audio (a file or microphone as one participant of a call).
+    /// Every transcript made from it carries the name.
+    public var speaker: String?
 
     /// The largest `queue` a config may ask for.
     public static let queueRange = 1...65536
 
-    public init(id: String, type: String, parameters: JSONObject = JSONObject(), queue: Int? = nil) {
+    public init(id: String, type: String, parameters: JSONObject = JSONObject(), queue: Int? = nil,
+                speaker: String? = nil) {
+        self.speaker = speaker
         self.id = id
         self.type = type
         self.parameters = parameters

@@ -9,6 +9,12 @@ public enum ConfigSchema {
                 ("maximum", .number(Double(NodeSpec.queueRange.upperBound))),
                 ("description", .string("Run this node on a thread of its own behind a queue of this many frames.")),
             ]))
+            if descriptor.category == .source {
+                properties["speaker"] = .object(JSONObject([
+                    ("type", "string"), ("minLength", 1),
+                    ("description", .string("Who speaks in this source's audio: every transcript made from it carries the name.")),
+                ]))
+            }
             var required: [JSONValue] = ["type"]
             for parameter in descriptor.parameters {
                 properties[parameter.name] = .object(propertySchema(parameter))
@@ -64,6 +70,21 @@ public enum ConfigSchema {
                         ("type", "string"),
                         ("pattern", "^\\s*[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)?(\\s*->\\s*[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)?)+\\s*$"),
                     ]))),
+                ]))),
+                ("participant", .object(JSONObject([
+                    ("type", "object"),
+                    ("description", .string("The nodes each participant of a call gets (one participant-source), and their "
+                        + "links, which may reach the graph's own nodes (docs/calls.md)")),
+                    ("properties", .object(JSONObject([
+                        ("nodes", .object(JSONObject([
+                            ("type", "object"),
+                            ("propertyNames", .object(JSONObject([("pattern", .string(idPattern))]))),
+                            ("additionalProperties", .object(JSONObject([("oneOf", .array(nodeVariants))]))),
+                        ]))),
+                        ("links", .object(JSONObject([("type", "array"), ("items", .object(JSONObject([("type", "string")])))]))),
+                    ]))),
+                    ("required", ["nodes"]),
+                    ("additionalProperties", false),
                 ]))),
                 ("strictFormats", .object(JSONObject([("type", "boolean"), ("default", false)]))),
                 ("serve", .object(JSONObject([

@@ -49,10 +49,14 @@ public final class Graph {
     /// A call's per-participant branches (the config's `participant` block), nil for a graph without one. Its
     /// shared targets are nodes of this graph that take any number of participants.
     public let participants: ParticipantBranches?
+    /// Who speaks in what each node handles (node id → name): a source's `speaker`, and every node fed only by
+    /// sources of that speaker. The runtime labels the transcripts these nodes make with it.
+    public let speakers: [String: String]
 
     init(nodes: [Node], links: [Link], session: SessionSettings, serve: ServeSettings? = nil, notes: [String],
-         pathUses: [PathUse] = [], participants: ParticipantBranches? = nil) {
+         pathUses: [PathUse] = [], participants: ParticipantBranches? = nil, speakers: [String: String] = [:]) {
         self.participants = participants
+        self.speakers = speakers
         self.pathUses = pathUses
         self.serve = serve
         self.nodes = nodes

@@ -50,7 +50,7 @@ public struct GraphBuilder: Sendable {
         return Graph(nodes: whole.nodes.filter { !branchIDs.contains($0.id) },
                      links: whole.links.filter { !branchIDs.contains($0.from) && !branchIDs.contains($0.to) },
                      session: whole.session, serve: whole.serve, notes: whole.notes, pathUses: whole.pathUses,
-                     participants: branches)
+                     participants: branches, speakers: whole.speakers.filter { !branchIDs.contains($0.key) })
     }
 
     /// `build` for a spec without a `participant` block.
@@ -71,6 +71,10 @@ public struct GraphBuilder: Sendable {
             }
             if node.queue != nil && entry.descriptor.category == .source {
                 throw .config(path / "queue", "a source has no input to queue; give \"queue\" to the node it feeds")
+            }
+            if node.speaker != nil && entry.descriptor.category != .source {
+                throw .config(path / "speaker", "only a source names who speaks in its audio; give \"speaker\" to the "
+                    + "source that feeds \"\(node.id)\"")
             }
             let values = try ParameterValidation.validate(node.parameters, against: entry.descriptor, at: path)
             let uses = PathUse.uses(of: values, entry.descriptor, baseDirectory: spec.baseDirectory, at: path)
@@ -188,8 +192,18 @@ public struct GraphBuilder: Sendable {
                                          format: kinds.contains(.audio) ? from.outputFormat : nil, kinds: kinds,
                                          autoInserted: link.autoInserted))
         }
+        // Who speaks in what each node handles: a source's `speaker`, passed down while every feeder agrees.
+        var speakers: [String: String] = [:]
+        for id in order {
+            if let speaker = pending[id]!.spec.speaker {
+                speakers[id] = speaker
+                continue
+            }
+            let heard = Set(links.filter { $0.to == id }.map { speakers[$0.from] })
+            if heard.count == 1, let only = heard.first, let speaker = only { speakers[id] = speaker }
+        }
         return Graph(nodes: order.map { built[$0]! }, links: builtLinks, session: spec.session, serve: spec.serve, notes: notes,
-                     pathUses: pathUses)
+                     pathUses: pathUses, speakers: speakers)
     }
 
     static func describe(_ kinds: Set<FrameKind>) -> String {

@@ -200,11 +200,18 @@ public final class GraphRuntime: @unchecked Sendable {
                 nodeClock = WaitCountingClock(base: clock, metrics: metrics)
                 observer = { [unowned running] event in running.observed(event, forward: onEvent) }
             }
+            var output: (Int, Frame) -> Void = { [unowned running] port, frame in running.send(frame, port: port) }
+            if let speaker = graph.speakers[running.id] {
+                // A source's `speaker`: every transcript made from its audio carries the name.
+                let label = SpeakerLabel(speaker)
+                let (send, observe) = (output, observer)
+                output = { port, frame in send(port, label(frame)) }
+                observer = { event in observe(label(event)) }
+            }
             running.context = NodeContext(
                 nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
                 inputKinds: running.node.inputKinds, clock: nodeClock, options: options, cancellation: cancellation,
-                output: { [unowned running] port, frame in running.send(frame, port: port) },
-                observer: observer, diagnostics: onWarning)
+                output: output, observer: observer, diagnostics: onWarning)
         }
         mainSources = self.running.filter { $0.node.instance is any SourceNode }
         runningByID = byID
