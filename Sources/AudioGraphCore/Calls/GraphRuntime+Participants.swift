@@ -148,6 +148,9 @@ extension GraphRuntime {
         threads.leave()
     }
 
+    /// Whether the graph is a call (it has a `participant` block).
+    public var takesParticipants: Bool { graph.participants != nil }
+
     static let notInCall = GraphError(.unavailable, at: "participant", "the call is not running (not started yet, or ended)")
 
     /// A branch node's context: the run's options and observers, the branch's own cancellation, and every

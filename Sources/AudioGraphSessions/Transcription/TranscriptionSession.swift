@@ -143,6 +143,23 @@ public final class TranscriptionSession: SteerableSession {
     /// Stops the sources; every output is finalized.
     public func cancel() { runtime.cancel() }
 
+    /// Returns once every node started (devices open, files created), or throws why one could not.
+    public func waitUntilStarted() async throws(GraphError) { try await runtime.waitUntilStarted() }
+
+    /// Whether the graph is a call: it has a `participant` block, and participants join with `addParticipant`.
+    public var takesParticipants: Bool { runtime.takesParticipants }
+
+    /// Brings a participant into the running call: their branch of the config's `participant` block, fed by
+    /// `feed`, in the session's current state (transcription, captions, language). See
+    /// `GraphRuntime.addParticipant`.
+    @discardableResult
+    public func addParticipant(_ feed: ParticipantAudioFeed) throws(GraphError) -> GraphRuntime.ParticipantBranch {
+        try runtime.addParticipant(feed)
+    }
+
+    /// Ends the call: no one joins any more; the run ends once every participant's branch has.
+    public func endCall() { runtime.endCall() }
+
     /// How far the sources have read.
     public func progress() -> [SourceProgress] { runtime.progress() }
 
