@@ -137,11 +137,12 @@ public enum WhisperEngine {
         settings.modelGiven ? WhisperModelLocations.defaultModelName : WhisperModelLocations.defaultModelName(forLanguage: language)
     }
 
-    /// Loads the model file at `path` (exit 69 naming `nodes.ID.model` when it cannot; `install` is the model the
-    /// message tells to install).
+    /// Loads the model file at `path`, or shares it with the recognizers that loaded it (`WhisperModelCache`);
+    /// exit 69 naming `nodes.ID.model` when it cannot (`install` is the model the message tells to install).
     static func loadModel(at path: String, install: String, node: NodeConfiguration) throws -> WhisperModel {
         try validateModel(at: path, install: install, node: node)
-        guard let model = WhisperModel(path: path) else {
+        // Shared with every recognizer of this file in the process (a call's participants): loaded once.
+        guard let model = WhisperModelCache.model(at: path) else {
             throw modelError(.notWhisper("whisper.cpp could not load it"), path, install: install, node: node)
         }
         return model
