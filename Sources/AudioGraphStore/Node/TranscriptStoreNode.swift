@@ -145,6 +145,13 @@ public final class TranscriptStoreNode: AudioNode {
                                  node: configuration.id)
             }
         }
+        self.store = store
+    }
+
+    /// Every node started: the session row is written now, so a run that cannot start (a model that does not
+    /// load) leaves no row behind.
+    public func openOutputs(_ context: NodeContext) throws {
+        guard let store else { return }
         let startTime = now()
         do {
             sessionKey = try store.createSession(NewSession(sessionID: sessionID, roomName: configuration.session.room ?? "",
@@ -152,10 +159,8 @@ public final class TranscriptStoreNode: AudioNode {
                                                             participants: configuration.session.effectiveParticipants,
                                                             workItem: configuration.session.workItem))
         } catch {
-            store.close()
             throw GraphError(.cannotCreateOutput, at: path, "cannot write the session: \(error.message)", node: configuration.id)
         }
-        self.store = store
         // With autoStartTranscription off, the run starts at the session's startTranscription command.
         runStartedAt = configuration.session.autoStartTranscription ? startTime : nil
     }

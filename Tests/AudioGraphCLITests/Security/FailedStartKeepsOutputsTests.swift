@@ -1,3 +1,4 @@
+import AudioGraph
 import AudioGraphTestKit
 import AudioGraphWhisper
 import Foundation
@@ -73,14 +74,20 @@ struct FailedStartKeepsOutputsTests {
             {"version": 1, "session": {"autoStartTranscription": true},
              "nodes": {"src": {"type": "file-source", "path": "talk.wav"},
               "asr": {"type": "recognizer", "engine": "whisper", "model": "broken-models/ggml-tiny.en.bin"},
-              "cc": {"type": "caption-sink", "format": "json", "path": "out.json"}, "copy": {"type": "wav-sink", "path": "copy.wav"}},
-             "links": ["src -> asr -> cc", "src -> copy"]}
+              "cc": {"type": "caption-sink", "format": "json", "path": "out.json"}, "copy": {"type": "wav-sink", "path": "copy.wav"},
+              "store": {"type": "transcript-store", "path": "t.sqlite"}},
+             "links": ["src -> asr -> cc", "src -> copy", "asr -> store"]}
             """)
+        // The store holds an earlier run; the failed one must add no session row to it.
+        try SQLiteTranscriptStore(path: dir.path("t.sqlite")).close()
         // The runtime starts the sinks (copy, cc) before the recognizer, whose model then fails to load.
         let result = try await Harness.audiograph(["run", "p.json", "--quiet"], in: dir)
         expectError(result, exit: 69, at: "nodes.asr.model", mentioning: ["could not load"])
         #expect(try Data(contentsOf: dir.url.appendingPathComponent("copy.wav")) == Data("an old recording\n".utf8),
                 "the wav-sink's file was replaced: \(result)")
         #expect(try dir.read("out.json") == oldJSON, "the caption file was replaced: \(result)")
+        let store = try SQLiteTranscriptStore(readingFrom: dir.path("t.sqlite"))
+        defer { store.close() }
+        #expect(try store.sessions(after: nil, limit: 10, transcribedOnly: false).isEmpty, "no session row for a run that never started")
     }
 }
