@@ -13,8 +13,10 @@ import PackagePlugin
 /// (exit 0 when valid; else non-zero with `<where>: <what>` on stderr).
 ///
 /// PATHs (files or folders, relative to the package root) limit the check; a file named explicitly is validated
-/// even when it does not look like a pipeline. Without PATHs the whole package is searched, skipping hidden
-/// folders (`.build`, `.git`, `.swiftpm`), SwiftPM scratch folders and `Package.resolved`.
+/// even when it does not look like a pipeline. Without PATHs the whole package is searched for the pipelines a
+/// user means, skipping hidden folders (`.build`, `.git`, `.swiftpm`), SwiftPM scratch folders, `Package.resolved`,
+/// and what is not a pipeline of the package: test code and its fixtures (`Tests`), fuzz corpora (`fuzz`, broken
+/// on purpose) and nested packages (a folder with a `Package.swift` of its own checks its own pipelines).
 @main
 struct ValidatePipelines: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
@@ -185,7 +187,11 @@ struct PipelineFinder {
         return files.filter { seen.insert($0.path).inserted }
     }
 
-    /// Pipelines under `folder`, skipping hidden folders, SwiftPM scratch folders and Package.resolved.
+    /// Folders that hold no pipeline of the package (see the command's doc).
+    static let skippedFolders: Set<String> = ["Tests", "fuzz"]
+
+    /// Pipelines under `folder`, skipping hidden folders, SwiftPM scratch folders, Package.resolved, `Tests`,
+    /// `fuzz` and nested packages.
     func search(_ folder: URL) -> [URL] {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(at: folder, includingPropertiesForKeys: [.isDirectoryKey],
@@ -195,7 +201,9 @@ struct PipelineFinder {
             let isDirectory = (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
             if isDirectory {
                 // A scratch folder given with --scratch-path inside the package (`.build` is hidden anyway).
-                if manager.fileExists(atPath: url.appendingPathComponent("workspace-state.json").path) {
+                if manager.fileExists(atPath: url.appendingPathComponent("workspace-state.json").path)
+                    || Self.skippedFolders.contains(url.lastPathComponent)
+                    || manager.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
                     enumerator.skipDescendants()
                 }
                 continue

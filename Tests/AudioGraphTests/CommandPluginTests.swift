@@ -64,6 +64,20 @@ struct CommandPluginTests {
         #expect(good.output.contains("1 pipeline valid."), "\(good.tail)")
     }
 
+    /// Issue 40, item 8: on this repository the command finds the pipelines a user means (the examples), not the
+    /// fuzz corpora (broken on purpose), test fixtures or the example plugins' own packages, and passes. It used to
+    /// validate 22 "pipelines", 16 of them fuzz seeds, and fail.
+    @Test func validatePipelinesPassesOnThisRepository() async throws {
+        let workspace = try PluginWorkspace()
+        defer { workspace.unlock() }
+        let run = try await workspace.swift(["package", "validate-pipelines"], in: commandPluginPackageRoot, sharedScratch: false)
+        #expect(run.status == 0, "\(run.tail)")
+        #expect(!run.output.contains("fuzz/") && !run.output.contains("Tests/"), "\(run.tail)")
+        for example in ["examples/levels.json", "examples/captions.json", "examples/plugins/gain.json"] {
+            #expect(run.output.contains("ok    \(example)"), "\(example) validated: \(run.tail)")
+        }
+    }
+
     /// A node scaffolded into a downstream package builds without warnings and its generated test passes; a
     /// second scaffold of the same name refuses to overwrite; the package's own validator (`--tool`) knows the node.
     @Test func scaffoldedNodeBuildsAndItsTestPasses() async throws {
@@ -216,7 +230,8 @@ private struct PluginWorkspace {
     /// Runs `swift <arguments> --scratch-path <shared>` in `folder`, stdout and stderr together.
     /// Awaits the process without holding a thread of the concurrency pool: a nested build takes minutes, and
     /// other tests' tasks need those threads meanwhile.
-    func swift(_ arguments: [String], in folder: URL) async throws -> Result {
+    /// With `sharedScratch` false, the package's own `.build` (this repository, already built by the test run).
+    func swift(_ arguments: [String], in folder: URL, sharedScratch: Bool = true) async throws -> Result {
         // One log per call (named after the package and the arguments), kept for a look after a failure.
         let name = ([folder.lastPathComponent] + arguments).joined(separator: "_")
             .map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
@@ -227,7 +242,7 @@ private struct PluginWorkspace {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // --scratch-path goes right after the subcommand: `swift package` takes it before the plugin's verb.
-        process.arguments = ["swift", arguments[0], "--scratch-path", scratch.path] + arguments.dropFirst()
+        process.arguments = ["swift", arguments[0]] + (sharedScratch ? ["--scratch-path", scratch.path] : []) + arguments.dropFirst()
         process.currentDirectoryURL = folder
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
