@@ -44,6 +44,9 @@ let package = Package(
         .systemLibrary(name: "CPulseAudio", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // WebSocket framing (RFC 6455) over the upgraded sockets of the participant audio endpoint. No pkgConfig:
+        // Debian's libwslay-dev installs a CMake config only; the modulemap links the library.
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
         // whisper.cpp 1.8.5, built from source and installed with a pkg-config file by scripts/install-whisper.sh
         // (Debian has no package).
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
@@ -72,9 +75,10 @@ let package = Package(
         .target(name: "AudioGraphSessions",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore"],
                 swiftSettings: strict),
-        // The HTTP API (libmicrohttpd), access tokens (OpenSSL's SHA-256), live captions over SSE, the web page.
+        // The HTTP API (libmicrohttpd), access tokens (OpenSSL's SHA-256), live captions over SSE, the web page,
+        // participants' audio over WebSockets (wslay; the handshake's SHA-1 from OpenSSL).
         .target(name: "AudioGraphServer",
-                dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto"],
+                dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto", "CWslay"],
                 swiftSettings: strict),
         // The remote transcripts client (URLSession): the store's model and no C (no SQLite, no libpq).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),
@@ -116,7 +120,8 @@ let package = Package(
                     dependencies: ["AudioGraphSessions", "AudioGraph", "AudioGraphTestKit"], swiftSettings: strict),
         .testTarget(name: "AudioGraphServerTests",
                     dependencies: ["AudioGraphServer", "AudioGraphClient", "AudioGraph", "AudioGraphTestKit"],
-                    swiftSettings: strict),
+                    // The WebSocket tests' client, run by /usr/bin/python3 from its place in the source tree.
+                    exclude: ["WebSocket/ws_client.py"], swiftSettings: strict),
         .testTarget(name: "AudioGraphPluginsTests",
                     dependencies: ["AudioGraphCore", "AudioGraphPlugins", "AudioGraphPluginKit", "CAudioGraphPlugin",
                                    "AudioGraphTestKit"],
@@ -139,6 +144,7 @@ if Context.environment["AUDIOGRAPH_FUZZ"] == "1" {
         ("manifest", ["AudioGraphSessions"]),
         ("http", ["AudioGraphCore", "AudioGraphServer", "AudioGraphStore"]),
         ("plugin", ["AudioGraphCore"]),
+        ("websocket", ["AudioGraphCore", "AudioGraphServer", "AudioGraphStore"]),
     ]
     package.targets.append(.target(name: "CFuzzDriver", path: "fuzz/driver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "fuzz/support",

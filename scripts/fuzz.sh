@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in fuzz/ (json, config, manifest, http, plugin) with -sanitize=fuzzer,address
+# Builds the libFuzzer targets in fuzz/ (json, config, manifest, http, plugin, websocket) with -sanitize=fuzzer,address
 # into .build/fuzz, and runs each for a fixed time, seeded from fuzz/corpus/<target>/ (docs/fuzzing.md).
 #
 #   scripts/fuzz.sh --smoke                 # what CI runs: every target for 5 s, two at a time, seed 1
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 source scripts/swift-tmp.sh
 
-all_targets=(json config manifest http plugin)
+all_targets=(json config manifest http plugin websocket)
 seconds=60
 jobs=$(( $(nproc) < 2 ? $(nproc) : 2 ))
 merge=0

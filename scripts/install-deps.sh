@@ -20,13 +20,15 @@ PACKAGES=(
   libpulse-dev         # mic-source
   pulseaudio pulseaudio-utils  # a sound server with a null sink for the microphone tests (and paplay)
   libmicrohttpd-dev    # audiograph serve (the HTTP API)
-  libssl-dev           # OpenSSL's SHA-256 and RAND_bytes for access tokens
+  libssl-dev           # OpenSSL's SHA-256 and RAND_bytes for access tokens (and SHA-1 for the WebSocket handshake)
+  libwslay-dev         # WebSocket framing for participants' audio (serve: /v1/sessions/{id}/participants/{p}/audio)
   chromium             # the web page's real-browser test (headless)
   wrk nginx-light      # benchmarks/http.sh: load test, and nginx serving the same JSON as static files
   curl                 # the demo asks the HTTP API
   time                 # /usr/bin/time: peak memory in benchmarks
   sox                  # benchmarks compare against it; tests use it to make fixtures
   python3-prometheus-client  # tests parse /metrics with its parser (run by /usr/bin/python3)
+  python3-websockets   # the WebSocket tests' RFC 6455 client (run by /usr/bin/python3)
   ffmpeg               # benchmarks compare against it
   espeak-ng            # evaluation speech nobody tuned on (benchmarks/eval_speech.sh, whisper tests)
   gdb                  # the CLI tests print a hung child's thread stacks before they kill it

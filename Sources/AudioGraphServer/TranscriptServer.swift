@@ -23,8 +23,12 @@ public final class TranscriptServer: Sendable {
     /// Starts serving `store` at `listen` with `threads` worker threads. `publicURL` is what served
     /// `transcriptUrl`s start with (default `http://HOST:PORT` of the listening socket). `limits`: what one
     /// client may hold (connections per address, the time to send a request, the idle timeout).
+    /// `participantAudio`: where participants' audio sent to `GET /v1/sessions/{id}/participants/{p}/audio`
+    /// goes (the live calls; docs/calls.md); without one that endpoint answers 501. `participantAudioSettings`:
+    /// its pacing (`maxRealtimeFactor`) and limits.
     public init(store: Store, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
-                limits: HTTPClientLimits = HTTPClientLimits()) throws(HTTPServerError) {
+                limits: HTTPClientLimits = HTTPClientLimits(), participantAudio: (any ParticipantAudioIngest)? = nil,
+                participantAudioSettings: ParticipantAudioSettings = ParticipantAudioSettings()) throws(HTTPServerError) {
         let live = LiveSessions()
         let metrics = MetricsEndpoint()
         metrics.set("live sessions") { exposition in
@@ -33,7 +37,8 @@ public final class TranscriptServer: Sendable {
         let holder = APIHolder()
         daemon = try HTTPDaemon(address: listen, threads: threads, limits: limits) { request in holder.handle(request) }
         holder.set(TranscriptsAPI(store: store, tokens: AccessTokens(store: store), live: live,
-                                  publicURL: publicURL ?? daemon.baseURL, metrics: metrics))
+                                  publicURL: publicURL ?? daemon.baseURL, metrics: metrics,
+                                  participantAudio: participantAudio, participantAudioSettings: participantAudioSettings))
         self.live = live
         self.metrics = metrics
     }
@@ -43,6 +48,8 @@ public final class TranscriptServer: Sendable {
     public var port: UInt16 { daemon.port }
     /// Connections closed so far for not sending a whole request in time.
     public var requestTimeouts: Int { daemon.requestTimeouts }
+    /// WebSockets open now (participants' audio).
+    public var webSocketsOpen: Int { daemon.webSocketsOpen }
 
     /// Publishes `session`'s captions (and its state changes, as `state` events) as live session `id`, steerable
     /// by its participants over the control API as its settings allow, until `LiveSessions.remove` (or `shutdown`), and its
@@ -62,8 +69,8 @@ public final class TranscriptServer: Sendable {
         return live
     }
 
-    /// Ends every live session (viewers get `end`), lets requests in flight finish (up to `timeout` seconds)
-    /// and stops. Idempotent.
+    /// Ends every live session (viewers get `end`), closes every participant's WebSocket (1001, their streams
+    /// closed), lets requests in flight finish (up to `timeout` seconds) and stops. Idempotent.
     public func shutdown(timeout: Double = 10) {
         live.endAll()
         daemon.shutdown(timeout: timeout)

@@ -60,3 +60,8 @@ static inline int audiograph_mhd_connection_started(enum MHD_ConnectionNotificat
 static inline uint64_t audiograph_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
 static inline ssize_t audiograph_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }
 static inline ssize_t audiograph_mhd_end_with_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+
+/* MHD_upgrade_action is variadic: closing an upgraded connection (the only way to close its socket). */
+static inline enum MHD_Result audiograph_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *urh) {
+    return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}

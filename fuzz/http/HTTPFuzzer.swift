@@ -44,32 +44,10 @@ private let server = Server()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let lines = Fuzz.text(data, size).split(separator: "\n", omittingEmptySubsequences: false)
-        .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
-    guard let requestLine = lines.first else { return 0 }
-    let words = requestLine.split(separator: " ", omittingEmptySubsequences: true)
-    guard words.count >= 2 else { return 0 }
-    var headers: [String: String] = [:]
-    for line in lines.dropFirst() {
-        if line.isEmpty { break }
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-        headers[line[..<colon].lowercased()] = String(value)
-            .replacingOccurrences(of: "$ALICE", with: server.aliceToken)
-            .replacingOccurrences(of: "$BOB", with: server.bobToken)
+    guard let head = Fuzz.requestHead(Fuzz.text(data, size), tokens: ["$ALICE": server.aliceToken, "$BOB": server.bobToken]) else {
+        return 0
     }
-    let target = words[1]
-    let question = target.firstIndex(of: "?")
-    let path = unescape(target[..<(question ?? target.endIndex)], plusIsSpace: false)
-    var query: [(name: String, value: String)] = []
-    if let question {
-        for item in target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = item.firstIndex(of: "=")
-            query.append((unescape(item[..<(equals ?? item.endIndex)], plusIsSpace: true),
-                          equals.map { unescape(item[item.index(after: $0)...], plusIsSpace: true) } ?? ""))
-        }
-    }
-    let request = HTTPRequest(method: String(words[0]), path: path, query: query, headers: headers)
+    let request = HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers)
     check(server.api.handle(request), for: request)
     return 0
 }
@@ -80,7 +58,8 @@ private func check(_ response: HTTPResponse, for request: HTTPRequest) {
     if response.header("Content-Type")?.hasPrefix("application/json") == true {
         Fuzz.expect((try? JSONParser.parse(response.text)) != nil, "a JSON answer that does not parse: \(response.text.prefix(200))")
     }
-    let authorization = request.headers["authorization"] ?? ""
+    // The participant audio endpoint also takes the token as a subprotocol (`bearer.TOKEN`).
+    let authorization = (request.headers["authorization"] ?? "") + " " + (request.headers["sec-websocket-protocol"] ?? "")
     let alice = authorization.contains(server.aliceToken)
     let valid = alice || authorization.contains(server.bobToken)
     if request.path.hasPrefix("/v1/") && !valid && (request.method == "GET" || request.method == "HEAD") {
@@ -88,31 +67,5 @@ private func check(_ response: HTTPResponse, for request: HTTPRequest) {
     }
     if !alice {
         Fuzz.expect(!response.text.contains(Server.aliceSecret), "alice's words answered to \(authorization) for \(request.path)")
-    }
-}
-
-/// libmicrohttpd's unescaping: `%XX` with two hex digits is that byte, anything else stays; the bytes are read
-/// as UTF-8 up to the first NUL.
-private func unescape(_ text: Substring, plusIsSpace: Bool) -> String {
-    var bytes: [UInt8] = []
-    var input = Array(text.utf8)[...]
-    while let byte = input.popFirst() {
-        if byte == UInt8(ascii: "%"), input.count >= 2, let high = hexValue(input[input.startIndex]),
-           let low = hexValue(input[input.startIndex + 1]) {
-            bytes.append(high << 4 | low)
-            input = input.dropFirst(2)
-        } else {
-            bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-        }
-    }
-    return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-    default: return nil
     }
 }

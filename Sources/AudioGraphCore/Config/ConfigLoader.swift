@@ -9,7 +9,7 @@ public enum ConfigLoader {
     public static let participantKeys = ["nodes", "links"]
     public static let serveKeys = ["listen", "store", "maxConnectionsPerAddress", "headerTimeoutSeconds", "idleTimeoutSeconds"]
     public static let sessionKeys = ["id", "room", "autoStartTranscription", "captions", "captionLanguage", "participants",
-                                     "hideTranscriptionButton", "hideClosedCaptionButton"]
+                                     "hideTranscriptionButton", "hideClosedCaptionButton", "relays", "maxParticipants"]
 
     /// Loads the config at `path`, applying `--set node.param=value` overrides.
     public static func load(path: String, overrides: [String] = []) throws(GraphError) -> GraphSpec {
@@ -204,13 +204,22 @@ public enum ConfigLoader {
             }
             settings.captionLanguage = language
         }
-        settings.participants = try decodeStrings(object["participants"], at: path / "participants")
-        for (index, user) in settings.participants.enumerated() {
-            let at = (path / "participants").appending(index: index)
-            if user.isEmpty { throw .config(at, "a participant needs a user name") }
+        settings.participants = try decodeUsers(object["participants"], at: path / "participants", what: "a participant")
+        settings.relays = try decodeUsers(object["relays"], at: path / "relays", what: "a relay")
+        settings.maxParticipants = try decodeInt(object["maxParticipants"], in: SessionSettings.maxParticipantsRange,
+                                                 at: path / "maxParticipants") ?? SessionSettings.defaultMaxParticipants
+        return settings
+    }
+
+    /// A list of user names (`participants`, `relays`): none empty, none with control characters.
+    private static func decodeUsers(_ value: JSONValue?, at path: JSONPath, what: String) throws(GraphError) -> [String] {
+        let users = try decodeStrings(value, at: path)
+        for (index, user) in users.enumerated() {
+            let at = path.appending(index: index)
+            if user.isEmpty { throw .config(at, "\(what) needs a user name") }
             try refuseControlCharacters(user, at: at)
         }
-        return settings
+        return users
     }
 
     static func decodeServe(_ value: JSONValue?, baseDirectory: String) throws(GraphError) -> ServeSettings? {

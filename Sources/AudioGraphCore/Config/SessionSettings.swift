@@ -20,6 +20,12 @@ public struct SessionSettings: Sendable, Equatable {
     /// button and picker, `POST /v1/sessions/{id}/captions` and `…/language`, the terminal's `c` key). Default
     /// true, as in the calls SDK.
     public var hideClosedCaptionButton: Bool
+    /// Users who may send audio for any participant of the call over the HTTP API's participant audio endpoint
+    /// (a gateway bridging a conference, a recorder); a participant may send only their own. Default none.
+    public var relays: [String]
+    /// Participants who may stream audio into the call at once (docs/calls.md); one more is refused with 409.
+    /// Default 16.
+    public var maxParticipants: Int
     /// The batch work item this run is, when a queue worker runs it (`audiograph batch --store` / `worker`); nil
     /// otherwise. Not a config key: only the worker sets it. The transcript store tags the session rows the run
     /// writes with it, so a retry of the item removes what the item's earlier attempts wrote and nothing else.
@@ -27,8 +33,11 @@ public struct SessionSettings: Sendable, Equatable {
 
     public init(id: String? = nil, room: String? = nil, autoStartTranscription: Bool = false, captions: Bool = false,
                 captionLanguage: String = "en-US", participants: [String] = [],
-                hideTranscriptionButton: Bool = true, hideClosedCaptionButton: Bool = true) {
+                hideTranscriptionButton: Bool = true, hideClosedCaptionButton: Bool = true, relays: [String] = [],
+                maxParticipants: Int = SessionSettings.defaultMaxParticipants) {
         self.participants = participants
+        self.relays = relays
+        self.maxParticipants = maxParticipants
         self.hideTranscriptionButton = hideTranscriptionButton
         self.hideClosedCaptionButton = hideClosedCaptionButton
         self.id = id
@@ -37,6 +46,10 @@ public struct SessionSettings: Sendable, Equatable {
         self.captions = captions
         self.captionLanguage = captionLanguage
     }
+
+    public static let defaultMaxParticipants = 16
+    /// What `maxParticipants` may be.
+    public static let maxParticipantsRange = 1...1000
 
     /// `participants`, or the user who runs the pipeline when there are none.
     public var effectiveParticipants: [String] { participants.isEmpty ? [Self.currentUser] : participants }

@@ -48,6 +48,16 @@ public enum ConfigSchema {
                     ("type", "array"), ("items", .object(JSONObject([("type", "string"), ("minLength", 1)]))),
                     ("description", "Users who may read the session over the HTTP API (default: the user who runs it)"),
                 ]))),
+                ("relays", .object(JSONObject([
+                    ("type", "array"), ("items", .object(JSONObject([("type", "string"), ("minLength", 1)]))),
+                    ("description", "Users who may send audio for any participant over the participant audio endpoint"),
+                ]))),
+                ("maxParticipants", .object(JSONObject([
+                    ("type", "integer"), ("minimum", .number(Double(SessionSettings.maxParticipantsRange.lowerBound))),
+                    ("maximum", .number(Double(SessionSettings.maxParticipantsRange.upperBound))),
+                    ("default", .number(Double(SessionSettings.defaultMaxParticipants))),
+                    ("description", "Participants streaming audio at once over the participant audio endpoint"),
+                ]))),
             ]))),
             ("additionalProperties", false),
         ])

@@ -9,6 +9,18 @@ struct QueryParameters {
     /// Pages past this are refused (a page number is an offset: keep them sane).
     static let maximumPage = 10_000_000
 
+    /// The one value of `name`, nil when absent.
+    func value(_ name: String) throws(APIError) -> String? { try single(name) }
+
+    /// `name` as a whole number in `range`, nil when absent.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        guard let value = try integer(name) else { return nil }
+        guard value >= Int64(range.lowerBound), value <= Int64(range.upperBound) else {
+            throw .badParameter("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(value)")
+        }
+        return Int(value)
+    }
+
     private func single(_ name: String) throws(APIError) -> String? {
         let values = request.queryValues(name)
         guard values.count <= 1 else { throw .badParameter("\(name) is given \(values.count) times") }

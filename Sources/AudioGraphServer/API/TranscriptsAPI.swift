@@ -13,6 +13,8 @@ public final class TranscriptsAPI: Sendable {
     private let live: LiveSessions
     private let publicURL: String
     private let metrics: MetricsEndpoint?
+    /// `GET /v1/sessions/{id}/participants/{participant}/audio` (docs/calls.md).
+    let participantAudio: ParticipantAudioEndpoint
     /// Pages answered (`…/transcripts` and `calls`), per user and request, while the store stays unchanged.
     private let pages = StoreAnswerCache<PageKey, HTTPResponse>(budget: 32 << 20, cost: { $0.bodySize + 256 })
 
@@ -29,8 +31,12 @@ public final class TranscriptsAPI: Sendable {
     /// - Parameters:
     ///   - publicURL: what `transcriptUrl`s in answers start with (`http://HOST:PORT`).
     ///   - metrics: what `GET /metrics` answers (no token needed: counters only); nil: 404.
+    ///   - participantAudio: where participants' audio goes (the live calls); nil: the endpoint answers 501.
+    ///   - participantAudioSettings: its pacing and limits.
     public init(store: any TranscriptStore, tokens: AccessTokens, live: LiveSessions, publicURL: String,
-                metrics: MetricsEndpoint? = nil) {
+                metrics: MetricsEndpoint? = nil, participantAudio: (any ParticipantAudioIngest)? = nil,
+                participantAudioSettings: ParticipantAudioSettings = ParticipantAudioSettings()) {
+        self.participantAudio = ParticipantAudioEndpoint(ingest: participantAudio, settings: participantAudioSettings)
         self.store = store
         self.tokens = tokens
         self.live = live
@@ -60,6 +66,7 @@ public final class TranscriptsAPI: Sendable {
         } catch {
             response = .error(error)
             if error.status == 405 { response.headers.append(("Allow", error == .controlMethodNotAllowed ? "POST" : "GET, HEAD")) }
+            if error == WebSocketHandshake.wrongVersion { response.headers.append(("Sec-WebSocket-Version", WebSocketHandshake.version)) }
         }
         response.headers.append(("X-Content-Type-Options", "nosniff"))
         response.headers.append(("Referrer-Policy", "no-referrer"))
@@ -84,6 +91,11 @@ public final class TranscriptsAPI: Sendable {
         if segments == ["metrics"], let metrics { return metrics.response() }
         if segments == ["health"] { return .json(["status": "ok", "version": .string(AudioGraphVersion.current)]) }
         guard segments.first == "v1" else { throw .notFound("no such path") }
+        if let (sessionID, participant) = ParticipantAudioRequest.route(Array(segments.dropFirst())) {
+            return try participantAudio.answer(request, sessionID: sessionID, participant: participant) {
+                (authorization: String) throws(APIError) -> String in try self.user(authorization: authorization)
+            }
+        }
         let user = try authenticate(request)
         let query = QueryParameters(request: request)
         let rest = Array(segments.dropFirst())
@@ -108,6 +120,11 @@ public final class TranscriptsAPI: Sendable {
     /// The user of the request's bearer token.
     private func authenticate(_ request: HTTPRequest) throws(APIError) -> String {
         guard let header = request.headers["authorization"], !header.isEmpty else { throw .missingToken }
+        return try user(authorization: header)
+    }
+
+    /// The user of an `Authorization` value (`Bearer TOKEN`).
+    private func user(authorization header: String) throws(APIError) -> String {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .missingToken }
         let token = parts[1].trimmingCharacters(in: .whitespaces)

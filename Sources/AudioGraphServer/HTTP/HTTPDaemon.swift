@@ -23,8 +23,11 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 ///   one without traffic for `idleTimeoutSeconds` while it is answered is closed by libmicrohttpd. Neither
 ///   closes an event stream: its deadline ended with its request, and 0.9.75 does not time out a suspended
 ///   connection, which a stream is between writes (each resume counts as activity).
+/// - An answer may upgrade the connection to a WebSocket (`HTTPResponse.Body.webSocket`): after the 101 went
+///   out, libmicrohttpd hands the socket over and a thread of its own runs the connection (`WebSocketConnection`)
+///   until it closes; libmicrohttpd's threads never block on it.
 /// - `shutdown()` answers new requests 503, lets requests in flight finish, closes every event stream (after what is
-///   queued on it is sent), then stops the threads.
+///   queued on it is sent) and every WebSocket (1001 Going Away; their threads end), then stops the threads.
 ///
 /// `@unchecked Sendable`: `daemon` is set once in `init` and cleared once in `shutdown` (under `stopping`);
 /// everything else shared is in a `Mutex` or an `Atomic`.
@@ -44,6 +47,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     final class Context: Sendable {
         let handler: Handler
         let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+        /// The WebSockets open now, and their threads (left when a connection's loop is over).
+        let webSockets = Mutex<[ObjectIdentifier: WebSocketConnection]>([:])
+        let webSocketThreads = DispatchGroup()
         /// Accepting or draining, and the requests in flight: one lock for the check and the count.
         let admission = Mutex(DaemonAdmission())
         /// Signalled when a drain's last request in flight completes.
@@ -78,6 +84,7 @@ public final class HTTPDaemon: @unchecked Sendable {
         socketAddress.sin_port = address.port.bigEndian
         socketAddress.sin_addr.s_addr = address.octets.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_ALLOW_UPGRADE.rawValue
         let connectionLimit = connectionLimit ?? Self.defaultConnectionLimit(threads: max(threads, 1))
         let cls = Unmanaged.passUnretained(context).toOpaque()
         let started = withUnsafePointer(to: &socketAddress) { pointer in
@@ -131,8 +138,12 @@ public final class HTTPDaemon: @unchecked Sendable {
     /// Connections closed so far for not sending a whole request within `headerTimeoutSeconds`.
     public var requestTimeouts: Int { context.deadlines.closed }
 
-    /// Answers every new request `503 Service Unavailable` (`Connection: close`), closes the event streams, waits
-    /// up to `timeout` seconds for requests in flight, and stops. Idempotent.
+    /// WebSockets open now.
+    public var webSocketsOpen: Int { context.webSockets.withLock { $0.count } }
+
+    /// Answers every new request `503 Service Unavailable` (`Connection: close`), closes the event streams and
+    /// the WebSockets (1001 Going Away), waits up to `timeout` seconds for requests in flight and for the
+    /// WebSockets' threads, and stops. Idempotent.
     ///
     /// Not `MHD_quiesce_daemon`: under epoll with a thread pool it takes the listening socket out of each worker's
     /// epoll set from the calling thread while a busy worker may be doing the same, and the loser's `ENOENT`
@@ -147,7 +158,14 @@ public final class HTTPDaemon: @unchecked Sendable {
         // A request admitted before the drain that opens its stream after this closes it itself (see
         // `accessHandler`), so every stream ends.
         for stream in context.streams.withLock({ Array($0.values) }) { stream.close() }
-        if !idle { _ = context.drained.wait(timeout: .now() + timeout) }
+        // As for streams: a WebSocket that starts after this sees the drain itself (`upgradeHandler`).
+        for socket in context.webSockets.withLock({ Array($0.values) }) {
+            socket.requestClose(code: WebSocketCloseCode.goingAway, reason: "the server is stopping")
+        }
+        let deadline = DispatchTime.now() + timeout
+        if !idle { _ = context.drained.wait(timeout: deadline) }
+        // libmicrohttpd must not be stopped while an upgraded socket is still the application's.
+        _ = context.webSocketThreads.wait(timeout: deadline)
         // libmicrohttpd must not be stopped with a suspended connection. The streams closed above were resumed
         // then, and a closed stream never suspends again; one that a request still in flight opened since is
         // closed (so resumed, `MHD_resume_connection`) here, before it is marked finished.
@@ -167,6 +185,31 @@ private final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
     var bodyTooLarge = false
     var stream: EventStream?
+    /// The WebSocket this request's answer upgrades to.
+    var upgrade: PendingUpgrade?
+}
+
+/// A WebSocket answer between the access handler and libmicrohttpd's upgrade callback. libmicrohttpd's callbacks
+/// for one connection run on its one worker thread; the phase is in a `Mutex` all the same.
+final class PendingUpgrade: Sendable {
+    enum Phase { case pending, started, abandoned }
+    let upgrade: WebSocketUpgrade
+    let context: HTTPDaemon.Context
+    private let phase = Mutex(Phase.pending)
+
+    init(_ upgrade: WebSocketUpgrade, context: HTTPDaemon.Context) {
+        self.upgrade = upgrade
+        self.context = context
+    }
+
+    /// Moves from pending to `next`; false when it had moved already.
+    func move(to next: Phase) -> Bool {
+        phase.withLock { phase in
+            guard phase == .pending else { return false }
+            phase = next
+            return true
+        }
+    }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, requestState in
@@ -213,6 +256,11 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         state.stream = stream  // the completion callback unregisters it
         let retained = Unmanaged.passRetained(stream).toOpaque()
         response = MHD_create_response_from_callback(audiograph_mhd_size_unknown(), 4096, streamReader, retained, streamReleased)
+    case .webSocket(let upgrade):
+        let pending = PendingUpgrade(upgrade, context: context)
+        state.upgrade = pending
+        // Released by `upgradeHandler`, or by `requestCompleted` when the upgrade never happens.
+        response = MHD_create_response_for_upgrade(upgradeHandler, Unmanaged.passRetained(pending).toOpaque())
     }
     guard let response else { return .NO }
     defer { MHD_destroy_response(response) }
@@ -242,17 +290,54 @@ private let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
     return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestState, termination in
     guard let cls, let requestState, let raw = requestState.pointee else { return }
     let context = Unmanaged<HTTPDaemon.Context>.fromOpaque(cls).takeUnretainedValue()
-    if let connection { context.deadlines.answerDone(connection) }
     let state = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+    if let connection {
+        // An upgraded connection sends no further request: no deadline for one.
+        if state.upgrade == nil { context.deadlines.answerDone(connection) } else { context.deadlines.closed(connection) }
+    }
+    // Not upgraded and never will be (the 101 did not go out): the delegate hears of it, the retain goes.
+    if let pending = state.upgrade, termination.rawValue != 0, pending.move(to: .abandoned) {
+        pending.upgrade.delegate.ended()
+        Unmanaged.passUnretained(pending).release()
+    }
     if let stream = state.stream {
         stream.finish()
         _ = context.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
     }
     requestState.pointee = nil
     if context.admission.withLock({ $0.complete() }) { context.drained.signal() }
+}
+
+/// The 101 went out: the socket is the application's. The connection runs on a thread of its own; libmicrohttpd's
+/// thread returns at once.
+private let upgradeHandler: MHD_UpgradeHandler = { cls, _, _, extra, extraSize, socket, handle in
+    guard let cls else { return }
+    let pending = Unmanaged<PendingUpgrade>.fromOpaque(cls).takeRetainedValue()
+    guard pending.move(to: .started) else { return }
+    let context = pending.context
+    let buffered = extra.map { Array(UnsafeRawBufferPointer(start: $0, count: extraSize)) } ?? []
+    let transport = SocketTransport(descriptor: socket, buffered: buffered,
+                                    lingerSeconds: pending.upgrade.limits.closeTimeoutSeconds) {
+        if let handle { _ = audiograph_mhd_upgrade_close(handle) }
+    }
+    let connection = WebSocketConnection(transport: transport, delegate: pending.upgrade.delegate, limits: pending.upgrade.limits)
+    let key = ObjectIdentifier(connection)
+    context.webSockets.withLock { $0[key] = connection }
+    // Registered first, then checked: either shutdown's close loop sees this socket or this sees the drain.
+    if !context.admission.withLock({ $0.isAccepting }) {
+        connection.requestClose(code: WebSocketCloseCode.goingAway, reason: "the server is stopping")
+    }
+    context.webSocketThreads.enter()
+    let thread = Thread {
+        connection.run()
+        _ = context.webSockets.withLock { $0.removeValue(forKey: key) }
+        context.webSocketThreads.leave()
+    }
+    thread.name = "websocket"
+    thread.start()
 }
 
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in

@@ -34,12 +34,27 @@ public struct HTTPRequest: Sendable {
     }
 }
 
+/// What runs on a connection upgraded to a WebSocket: its delegate and its limits. If the upgrade never
+/// happens (the client left before the 101 went out), the delegate's `ended()` is called all the same.
+public struct WebSocketUpgrade: Sendable {
+    public var delegate: any WebSocketDelegate
+    public var limits: WebSocketLimits
+
+    public init(delegate: any WebSocketDelegate, limits: WebSocketLimits = WebSocketLimits()) {
+        self.delegate = delegate
+        self.limits = limits
+    }
+}
+
 /// An answer: a status, header fields, and a body of bytes or a stream of server-sent events.
 public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         case bytes([UInt8])
         /// A `text/event-stream` that stays open until the stream is closed.
         case events(EventStream)
+        /// The answer is `101 Switching Protocols` and the connection becomes a WebSocket run by the upgrade's
+        /// delegate (the status and the handshake's headers are the handler's to set: `WebSocketHandshake`).
+        case webSocket(WebSocketUpgrade)
     }
 
     public var status: Int

@@ -6,7 +6,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve stored transcripts and live captions over HTTP"
     static let usage = "audiograph serve [--store PATH] [--listen HOST:PORT] [--threads N] [--public-url URL] "
-        + "[--max-connections-per-address N] [--header-timeout S] [--idle-timeout S] [--run CONFIG]..."
+        + "[--max-connections-per-address N] [--header-timeout S] [--idle-timeout S] [--max-ingest-rate X] [--run CONFIG]..."
     static let options = CommandOptions([
         .store("The store to serve"),
         .valued("--listen", "H:P", "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port)."),
@@ -21,6 +21,8 @@ struct ServeCommand: Command {
         .valued("--idle-timeout", "S", "Seconds without traffic while an answer is sent before the connection is "
             + "closed (default \(HTTPClientLimits.defaultIdleTimeoutSeconds); caption streams are not cut by it or by "
             + "--header-timeout)."),
+        .valued("--max-ingest-rate", "X", "How much faster than real time participants may send call audio over "
+            + "/v1/sessions/ID/participants/P/audio before reading pauses (default 1; 0.1 to 1000; docs/calls.md)."),
         .valued("--run", "CONFIG", "Also run this pipeline, with its live captions at /v1/sessions/ID/captions and "
             + "its metrics at /metrics; repeatable. The server keeps serving after the pipelines end."),
     ])
@@ -58,6 +60,15 @@ struct ServeCommand: Command {
             threads = value
         }
         let limits = try ServeOptions.limits(args)
+        var participantAudio = ParticipantAudioSettings()
+        if let text = args.value("--max-ingest-rate") {
+            let range = ParticipantAudioSettings.realtimeFactorRange
+            guard let value = Double(text), range.contains(value) else {
+                throw GraphError(.usage, at: "--max-ingest-rate",
+                                 "expects a number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            }
+            participantAudio.maxRealtimeFactor = value
+        }
         let graphs = try args.values("--run").map { path throws(GraphError) in try loadGraph(configPath: path, registry: registry) }
         let store = try StoreOptions.openStoreForReading(args)
         defer { store.close() }
@@ -65,12 +76,15 @@ struct ServeCommand: Command {
         let stop = DispatchSemaphore(value: 0)
         let interrupts = InterruptSignals(stopping: "finishing requests in flight, ending caption streams") { stop.signal() }
         defer { withExtendedLifetime(interrupts) {} }
+        // Calls (a --run config with a participant block) take their participants' audio over WebSockets.
+        let calls = CallAudioIngest()
         let server = try ServeOptions.start(store: store, listen: listen, threads: threads, publicURL: args.value("--public-url"),
-                                            limits: limits, at: "--listen")
+                                            limits: limits, participantAudio: participantAudio, ingest: calls, at: "--listen")
         var pipelines: [(session: TranscriptionSession, live: LiveSession)] = []
         for graph in graphs {
             let session = TranscriptionSession(graph: graph)
             let live = ServeOptions.attach(session, graph: graph, to: server)
+            calls.register(session, sessionID: live.id, settings: graph.session)
             pipelines.append((session, live))
         }
         ServeOptions.announce(server)
@@ -82,6 +96,7 @@ struct ServeCommand: Command {
             Task {
                 for await _ in events {}
                 if case .failure(let error) = await result.result { printError("audiograph: \(error)") }
+                calls.unregister(sessionID: live.id)
                 server.live.remove(live)  // viewers get `end`; the stored transcripts stay served
                 ended.leave()
             }
@@ -125,10 +140,14 @@ enum ServeOptions {
     }
 
     static func start(store: any FullTranscriptStore, listen: ListenAddress, threads: Int = 4, publicURL: String? = nil,
-                      limits: HTTPClientLimits = HTTPClientLimits(), at location: String) throws(GraphError) -> TranscriptServer {
+                      limits: HTTPClientLimits = HTTPClientLimits(),
+                      participantAudio: ParticipantAudioSettings = ParticipantAudioSettings(),
+                      ingest: (any ParticipantAudioIngest)? = nil,
+                      at location: String) throws(GraphError) -> TranscriptServer {
         let server: TranscriptServer
         do {
-            server = try TranscriptServer(store: store, listen: listen, threads: threads, publicURL: publicURL, limits: limits)
+            server = try TranscriptServer(store: store, listen: listen, threads: threads, publicURL: publicURL, limits: limits,
+                                          participantAudio: ingest, participantAudioSettings: participantAudio)
         } catch {
             throw GraphError(.unavailable, at: location, error.message)
         }

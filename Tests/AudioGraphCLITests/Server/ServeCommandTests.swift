@@ -307,7 +307,7 @@ struct ServeCommandTests {
         let help = try await Harness.audiograph(["serve", "--help"], in: dir)
         #expect(help.status == 0, "\(help)")
         for text in ["--store PATH", "--listen", "--threads", "--public-url", "--run CONFIG", "--max-connections-per-address N",
-                     "--header-timeout S", "--idle-timeout S", "audiograph: serving http://HOST:PORT",
+                     "--header-timeout S", "--idle-timeout S", "--max-ingest-rate X", "audiograph: serving http://HOST:PORT",
                      "69 cannot listen"] {
             #expect(help.stdout.contains(text), "\(text)\n\(help)")
         }

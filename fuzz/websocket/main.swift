@@ -1,0 +1,3 @@
+import FuzzSupport
+
+Fuzz.run { fuzzWebSocket($0, $1) }
