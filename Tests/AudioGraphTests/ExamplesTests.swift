@@ -20,7 +20,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     }
 
     @Test(arguments: examples)
-    func exampleRuns(name: String) throws {
+    func exampleRuns(name: String) async throws {
         let path = packageRoot.appendingPathComponent("examples/\(name)").path
         var spec = try ConfigLoader.load(path: path)
         let registry = NodeRegistry.builtins
@@ -28,7 +28,10 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         var outputs: [String] = []
         for index in spec.nodes.indices {
             let descriptor = try #require(registry.entry(for: spec.nodes[index].type)).descriptor
-            for parameter in descriptor.parameters where parameter.kind == .path(.output) {
+            // A call's store is written only by its participants' branches: kept out of the repository too.
+            let shared = spec.participant != nil
+            for parameter in descriptor.parameters
+            where parameter.kind == .path(.output) || (shared && parameter.kind == .path(.sharedOutput)) {
                 guard let original = spec.nodes[index].parameters[parameter.name]?.stringValue else { continue }
                 let redirected = outputFolder.url.appendingPathComponent(spec.nodes[index].id + "-" + URL(fileURLWithPath: original).lastPathComponent).path
                 spec.nodes[index].parameters[parameter.name] = .string(redirected)
@@ -54,7 +57,13 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
             live.subscribe(stream)
             (server, viewer) = (started, stream)
         }
-        let summary = try session.run()
+        let summary: RunSummary
+        if session.takesParticipants {
+            // A call: two participants join, speak and leave, then the call ends.
+            summary = try await Self.runCall(session)
+        } else {
+            summary = try session.run()
+        }
         server?.shutdown()
         if let viewer {
             let text = viewer.drain()
@@ -64,10 +73,45 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         }
         #expect(!summary.interrupted)
         #expect(summary.sources.allSatisfy { $0.framesProduced > 0 })
+        if session.takesParticipants {
+            let vtt = try #require(outputs.first { $0.hasSuffix(".vtt") })
+            let text = try String(contentsOfFile: vtt, encoding: .utf8)
+            #expect(text.contains("<v alice>") && text.contains("<v bob>"), "both speakers captioned:\n\(text)")
+        }
         for output in outputs {
             let size = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
             #expect(size > 100, "\(output) was written")
         }
+    }
+}
+
+extension ExamplesTests {
+    /// Runs a call example: alice and bob each send 8 s of the bundled call (16 kHz mono Float32, 100 ms at a
+    /// time) through a branch of the config's participant block, then leave; the call then ends.
+    static func runCall(_ session: TranscriptionSession) async throws -> RunSummary {
+        let folder = try TemporaryFolder(prefix: "example-call")
+        let (_, result) = session.start()
+        try await session.waitUntilStarted()
+        for (participant, start) in [("alice", 0), ("bob", 16)] {
+            let raw = folder.path("\(participant).f32")
+            let sox = ChildProcess()
+            sox.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            sox.arguments = ["sox", packageRoot.appendingPathComponent("examples/audio/call.flac").path, "-r", "16000", "-c", "1",
+                             "-e", "floating-point", "-b", "32", "-t", "raw", raw, "trim", String(start), "8"]
+            sox.standardInput = nil
+            try sox.run()
+            _ = await sox.exited()
+            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let feed = ParticipantAudioFeed(participant: participant, format: AudioFormat(sampleRate: 16000, channels: 1))
+            let branch = try session.addParticipant(feed)
+            for offset in stride(from: 0, to: samples.count, by: 1600) {
+                _ = feed.write(Array(samples[offset..<min(offset + 1600, samples.count)]))
+            }
+            feed.close()
+            #expect(await branch.waitUntilEnded() == nil)
+        }
+        session.endCall()
+        return try await result.value
     }
 }
 

@@ -69,6 +69,10 @@ struct RunCommand: Command {
         }
         if !quiet {
             for note in graph.notes { printError("audiograph: note: \(note)") }
+            if graph.participants != nil && graph.serve == nil {
+                printError("audiograph: note: this call's participants send their audio over the HTTP API's WebSocket "
+                    + "(`audiograph serve --store STORE --run CONFIG`, or a \"serve\" block); here nobody can join, and Ctrl-C ends it")
+            }
         }
 
         let session = TranscriptionSession(graph: graph, options: RunOptions(verbose: args.flag("--verbose"),
@@ -161,8 +165,11 @@ extension RunCommand {
         } catch {
             throw GraphError(.cannotCreateOutput, at: TranscriptStores.describe(location: path), error.message)
         }
-        let server = try ServeOptions.start(store: store, listen: listen, limits: settings.limits, at: "serve.listen")
-        ServeOptions.attach(session, graph: graph, to: server)
+        // A call takes its participants' audio over the server's WebSocket endpoint (docs/calls.md).
+        let calls = CallAudioIngest()
+        let server = try ServeOptions.start(store: store, listen: listen, limits: settings.limits, ingest: calls, at: "serve.listen")
+        let live = ServeOptions.attach(session, graph: graph, to: server)
+        calls.register(session, sessionID: live.id, settings: graph.session)
         ServeOptions.announce(server)
         return server
     }
