@@ -148,4 +148,28 @@ final class BlockTranscriberNode: AudioNode {
         #expect(buildError(config(#""a": {"type": "test-tone", "speaker": ""}, "out": {"type": "test-recorder"}"#,
                                   links: #""a -> out""#))?.location == "nodes.a.speaker")
     }
+
+    /// A call cancelled before it ran still ends (its shared nodes released), and a steering command sent while
+    /// nobody is connected is kept for those who join, not refused.
+    @Test func aCallCancelledFirstEndsAndCommandsWaitForNewcomers() async throws {
+        let cancelled = GraphRuntime(graph: try buildGraph(Self.call), clock: ManualClock())
+        cancelled.cancel()
+        let summary = try cancelled.run()
+        #expect(summary.interrupted)
+
+        let graph = try buildGraph(Self.call)
+        let runtime = GraphRuntime(graph: graph, clock: ManualClock())
+        let (_, result) = runtime.start()
+        try await runtime.waitUntilStarted()
+        let outcome = Mutex<CommandDelivery?>(nil)
+        runtime.send(.hideCaptions) { delivered in outcome.withLock { $0 = delivered } }
+        #expect(outcome.withLock { $0 } == .delivered, "kept for the participants who join")
+        let feed = ParticipantAudioFeed(participant: "dana", format: AudioFormat(sampleRate: 16000, channels: 1))
+        let branch = try runtime.addParticipant(feed)
+        feed.close()
+        _ = await branch.waitUntilEnded()
+        runtime.endCall()
+        _ = try await result.value
+        #expect(recorder(graph, "out").frames.contains { if case .control(.hideCaptions) = $0 { true } else { false } })
+    }
 }

@@ -142,10 +142,15 @@ extension GraphRuntime {
     /// ended (the participants leave, or `cancel` stops them). `run` returns after that. Idempotent.
     public func endCall() {
         guard state.withLock({ $0.call.end() }) else { return }
+        releaseCallSlots()
+        threads.leave()
+    }
+
+    /// The call's own end of stream to each shared node (they finish once every branch has ended too).
+    func releaseCallSlots() {
         for id in graph.participants?.sharedTargets.keys.sorted() ?? [] {
             runningByID[id]?.deliver(.endOfStream)
         }
-        threads.leave()
     }
 
     /// Whether the graph is a call (it has a `participant` block).

@@ -59,10 +59,10 @@ public final class GraphRuntime: @unchecked Sendable {
     public func send(_ command: ControlCommand,
                      completion: @escaping @Sendable (CommandDelivery) -> Void = { _ in }) -> Bool {
         let once = Once(completion)
-        let (action, participants) = state.withLock { state -> (RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>.SendAction, [RunningNode]) in
+        let (action, participants, callOpen) = state.withLock { state -> (RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>.SendAction, [RunningNode], Bool) in
             let action = state.lifecycle.send((command, once))
             if action != .refuse { state.call.record(command) }
-            return (action, state.call.sources)
+            return (action, state.call.sources, state.call.phase == .open)
         }
         switch action {
         case .hold:
@@ -71,13 +71,14 @@ public final class GraphRuntime: @unchecked Sendable {
             once(.notRunning)
             return false
         case .post:
-            return post(command, once, to: mainSources + participants)
+            // An open call keeps a steering command for those who join, even when nobody is connected now.
+            return post(command, once, to: mainSources + participants, keptForNewcomers: callOpen)
         }
     }
 
     /// Posts `command` to every running source's inbox; `once` is answered when the last has passed it on, or
     /// `.notRunning` when none takes it any more (each closes its inbox as it ends).
-    private func post(_ command: ControlCommand, _ once: Once, to sources: [RunningNode]) -> Bool {
+    private func post(_ command: ControlCommand, _ once: Once, to sources: [RunningNode], keptForNewcomers: Bool = false) -> Bool {
         // Count the sources that take the command before any can pass it on.
         let remaining = Countdown(sources.count + 1)
         let finishOne: @Sendable () -> Void = { if remaining.tick() { once(.delivered) } }
@@ -86,8 +87,8 @@ public final class GraphRuntime: @unchecked Sendable {
             if source.post(command, delivered: finishOne) { accepted += 1 } else { remaining.drop() }
         }
         guard accepted > 0 else {
-            once(.notRunning)
-            return false
+            once(keptForNewcomers ? .delivered : .notRunning)
+            return keptForNewcomers
         }
         finishOne()
         return true
@@ -239,20 +240,24 @@ public final class GraphRuntime: @unchecked Sendable {
         }
         // Under the lifecycle's lock the held commands reach the sources' inboxes (after the session's starting
         // state) before any later `send` can post.
-        let waiters = state.withLock { state -> [CheckedContinuation<GraphError?, Never>] in
+        let (waiters, callEndedFirst) = state.withLock { state -> ([CheckedContinuation<GraphError?, Never>], Bool) in
             let decided = state.lifecycle.started()
-            // A call stays open (its shared nodes waiting) until `endCall` or `cancel`, whoever comes first.
-            if graph.participants != nil, state.call.open() { threads.enter() }
+            // A call stays open (its shared nodes waiting) until `endCall` or `cancel`, whoever comes first; one
+            // ended before it started (cancelled at once) releases its shared nodes below.
+            let callOpen = graph.participants != nil && state.call.open()
+            if callOpen { threads.enter() }
             let sources = self.running.filter { $0.node.instance is any SourceNode }
-            // Delivered once every source has passed it on, as for a command posted later.
-            if sources.isEmpty { for (_, once) in decided.commands { once(.notRunning) } }
+            // Delivered once every source has passed it on, as for a command posted later. With no source, an open
+            // call keeps it for the participants who join (`CallRoster`).
+            if sources.isEmpty { for (_, once) in decided.commands { once(callOpen ? .delivered : .notRunning) } }
             let held = decided.commands.map { command, once in (command, Self.countdown(sources.count, once)) }
             for source in sources {
                 source.inbox.withLock { inbox in inbox.waiting = initialCommands.map { ($0, {}) } + held }
             }
-            return decided.waiters
+            return (decided.waiters, graph.participants != nil && !callOpen)
         }
         for waiter in waiters { waiter.resume(returning: nil) }
+        if callEndedFirst { releaseCallSlots() }
 
         let group = threads
         for running in self.running {
