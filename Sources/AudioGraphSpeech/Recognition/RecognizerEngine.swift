@@ -58,6 +58,20 @@ public enum RecognizerEngines {
         return nil
     }
 
+    /// The model file `engine` uses when a config names none, for `language` (whisper's follows the language:
+    /// tiny.en for English, the multilingual base for the others); nil for an engine without a model file.
+    public static func defaultModelPath(of engine: RecognizerEngine, language: String) -> String? {
+        if engine.name == "whisper" {
+            return WhisperModelLocations.path(ofModel: WhisperModelLocations.defaultModelName(forLanguage: language))
+        }
+        return defaultModel(engine)?.path
+    }
+
+    /// The whisper model `audiograph models install` puts in place for `language` (`tiny.en`, `base`).
+    public static func whisperModelName(forLanguage language: String) -> String {
+        WhisperModelLocations.defaultModelName(forLanguage: language)
+    }
+
     /// The default model file an engine needs: its first input path parameter with a default.
     private static func defaultModel(_ engine: RecognizerEngine) -> (name: String, path: String)? {
         // whisper's default model is found at run time (the models folder of the environment that runs), so its

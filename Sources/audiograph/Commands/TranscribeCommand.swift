@@ -68,13 +68,29 @@ struct TranscribeCommand: Command {
         }
         if !args.flag("--force") { try refuseExisting(inputs.flatMap(pipeline.outputPaths(for:))) }
 
+        // Which engine transcribes, said before anything runs (issue 38: a silent fallback to pocketsphinx cost
+        // accuracy without a word).
+        let engineName = args.value("--engine") ?? "auto"
+        let choice = RecognizerEngines.choose(engineName)
+        let language = args.value("--language") ?? SessionSettings().captionLanguage
+        let model = choice.flatMap { RecognizerEngines.defaultModelPath(of: $0.engine, language: language) }
+        if let choice, !args.flag("--quiet") {
+            printError("audiograph: note: engine \(choice.engine.name)" + (model.map { ", model \($0)" } ?? "")
+                + (choice.reason.map { " (\($0))" } ?? ""))
+        }
+        if let choice, engineName == RecognizerEngines.auto, choice.engine.name != "whisper" {
+            printError("audiograph: warning: no whisper model is installed, so \(choice.engine.name) transcribes (less "
+                + "accurate); `audiograph models install \(RecognizerEngines.whisperModelName(forLanguage: language))` "
+                + "installs one")
+        }
         let batch = try BatchPipeline(spec: pipeline.spec(input: inputs[0], overrides: overrides, baseDirectory: here),
                                       configPath: "transcribe pipeline")
         let items = inputs.map { WorkItem(key: $0, path: $0) }
         let runner = try BatchOptions.runner(pipeline: batch, args: args, store: nil, registry: registry,
                                              firstPath: inputs[0], items: items, control: BatchControl())
         return try TranscribeRun(pipeline: pipeline, runner: runner, items: items, jobs: BatchOptions.jobs(args),
-                                 json: args.flag("--json"), quiet: args.flag("--quiet")).run()
+                                 json: args.flag("--json"), quiet: args.flag("--quiet"),
+                                 engine: choice?.engine.name ?? engineName, model: model).run()
     }
 
     /// Exit 73 naming the first output that exists (and how many more do), before anything is written.

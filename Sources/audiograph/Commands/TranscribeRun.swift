@@ -9,6 +9,9 @@ struct TranscribeRun {
     let jobs: Int
     let json: Bool
     let quiet: Bool
+    /// The engine that transcribes, and its model file (for the JSON summary).
+    var engine: String = RecognizerEngines.auto
+    var model: String? = nil
 
     func run() throws(GraphError) -> Int32 {
         let progress = BatchProgress(total: items.count, enabled: !quiet && Console.stderrIsTerminal)
@@ -85,6 +88,8 @@ struct TranscribeRun {
             ("audioSeconds", .number(StoreTime.rounded(tally.audioSeconds))),
             ("wallSeconds", .number(StoreTime.rounded(tally.wallSeconds))),
             ("realTimeFactor", .number((factor * 100).rounded() / 100)),
+            ("engine", .string(engine)),
+            ("model", model.map(JSONValue.string) ?? .null),
             ("results", .array(files)),
         ]))
     }
