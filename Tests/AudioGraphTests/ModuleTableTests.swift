@@ -61,7 +61,7 @@ import Testing
     }
 
     /// The modules a C-free program links stay C-free: the remote client (through the store's model) and Core;
-    /// the server links only the store's, HTTP and hashing libraries.
+    /// the server links only the store's, HTTP, WebSocket framing and hashing libraries.
     /// A C target is one Package.swift declares without the `AudioGraph` prefix (`CSQLite`, `CPostgres`, …).
     @Test func theClientAndCoreReachNoCLibrary() throws {
         let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
@@ -84,6 +84,6 @@ import Testing
         }
         // The server reaches sessions only through Core's SteerableSession: no audio, device or recognizer library.
         let serverC = reached(from: "AudioGraphServer").filter { $0.hasPrefix("C") }
-        #expect(serverC == ["CSQLite", "CPostgres", "CMicroHTTPD", "CCrypto"], "\(serverC.sorted())")
+        #expect(serverC == ["CSQLite", "CPostgres", "CMicroHTTPD", "CWslay", "CCrypto"], "\(serverC.sorted())")
     }
 }
