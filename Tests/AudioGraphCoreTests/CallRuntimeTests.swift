@@ -34,6 +34,10 @@ final class BlockTranscriberNode: AudioNode {
          "links": []}
         """
 
+    static func received(_ command: ControlCommand, _ recorder: RecordingSinkNode) -> Bool {
+        recorder.frames.contains { if case .control(command) = $0 { true } else { false } }
+    }
+
     static func transcripts(_ recorder: RecordingSinkNode) -> [TranscriptUpdate] {
         recorder.events.compactMap { if case .transcript(let update) = $0.payload { update } else { nil } }
     }
@@ -76,8 +80,7 @@ final class BlockTranscriberNode: AudioNode {
         #expect(finals.filter { $0.speaker == "bob" }.map(\.text) == ["1600 frames", "3200 frames"],
                 "48 kHz stereo came through the block's resampler as 16 kHz mono")
         #expect(finals.allSatisfy { $0.speaker != nil })
-        #expect(out.frames.contains { if case .control(.stopTranscription) = $0 { true } else { false } },
-                "carol's branch started with transcription off")
+        #expect(Self.received(.stopTranscription, out), "carol's branch started with transcription off")
         #expect(throws: GraphError.self) { try runtime.addParticipant(ParticipantAudioFeed(participant: "late", format: AudioFormat(sampleRate: 16000, channels: 1))) }
     }
 
@@ -170,6 +173,6 @@ final class BlockTranscriberNode: AudioNode {
         _ = await branch.waitUntilEnded()
         runtime.endCall()
         _ = try await result.value
-        #expect(recorder(graph, "out").frames.contains { if case .control(.hideCaptions) = $0 { true } else { false } })
+        #expect(Self.received(.hideCaptions, recorder(graph, "out")))
     }
 }

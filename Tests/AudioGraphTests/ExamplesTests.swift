@@ -93,15 +93,7 @@ extension ExamplesTests {
         let (_, result) = session.start()
         try await session.waitUntilStarted()
         for (participant, start) in [("alice", 0), ("bob", 16)] {
-            let raw = folder.path("\(participant).f32")
-            let sox = ChildProcess()
-            sox.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            sox.arguments = ["sox", packageRoot.appendingPathComponent("examples/audio/call.flac").path, "-r", "16000", "-c", "1",
-                             "-e", "floating-point", "-b", "32", "-t", "raw", raw, "trim", String(start), "8"]
-            sox.standardInput = nil
-            try sox.run()
-            _ = await sox.exited()
-            let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let samples = try await CallPipelineTests.speech(from: start, seconds: 8, rate: 16000, channels: 1, in: folder)
             let feed = ParticipantAudioFeed(participant: participant, format: AudioFormat(sampleRate: 16000, channels: 1))
             let branch = try session.addParticipant(feed)
             for offset in stride(from: 0, to: samples.count, by: 1600) {

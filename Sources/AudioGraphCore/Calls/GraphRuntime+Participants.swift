@@ -95,7 +95,7 @@ extension GraphRuntime {
             feed.consumerEnded()
         }
         // As for the graph: every node starts, then outputs are opened.
-        for phase: (any AudioNode, NodeContext) throws -> Void in [{ try $0.start($1) }, { try $0.openOutputs($1) }] {
+        for phase in Self.startPhases {
             for running in nodes.reversed() {
                 do {
                     try phase(running.node.instance, running.context)

@@ -8,8 +8,6 @@ public struct ParticipantBranches: Sendable {
     let builder: GraphBuilder
     /// The graph's config with the participant block's nodes and links added (as if one participant were there).
     let combined: GraphSpec
-    /// The ids of the block's nodes.
-    let templateIDs: Set<String>
     /// The block's `participant-source`.
     let sourceID: String
     /// The graph's own nodes that the block links to, with how many links each gets from one branch.

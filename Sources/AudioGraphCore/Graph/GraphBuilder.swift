@@ -45,8 +45,7 @@ public struct GraphBuilder: Sendable {
         for node in whole.nodes where shared[node.id] != nil {
             if let format = node.inputFormat { formats[node.id] = format }
         }
-        let branches = ParticipantBranches(builder: self, combined: combined, templateIDs: Set(template.nodes.map(\.id)),
-                                           sourceID: sourceID, sharedTargets: shared, sharedInputFormats: formats)
+        let branches = ParticipantBranches(builder: self, combined: combined, sourceID: sourceID, sharedTargets: shared, sharedInputFormats: formats)
         return Graph(nodes: whole.nodes.filter { !branchIDs.contains($0.id) },
                      links: whole.links.filter { !branchIDs.contains($0.from) && !branchIDs.contains($0.to) },
                      session: whole.session, serve: whole.serve, notes: whole.notes, pathUses: whole.pathUses,

@@ -59,7 +59,7 @@ public final class GraphRuntime: @unchecked Sendable {
     public func send(_ command: ControlCommand,
                      completion: @escaping @Sendable (CommandDelivery) -> Void = { _ in }) -> Bool {
         let once = Once(completion)
-        let (action, participants, callOpen) = state.withLock { state -> (RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>.SendAction, [RunningNode], Bool) in
+        let (action, participants, callOpen) = state.withLock { state -> (Lifecycle.SendAction, [RunningNode], Bool) in
             let action = state.lifecycle.send((command, once))
             if action != .refuse { state.call.record(command) }
             return (action, state.call.sources, state.call.phase == .open)
@@ -123,8 +123,14 @@ public final class GraphRuntime: @unchecked Sendable {
     let state = Mutex(RuntimeState())
 
     /// Everything `state` guards: the lifecycle, and a call's participants.
+    typealias Lifecycle = RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>
+
+    /// A node's two start steps, every node through the first before any takes the second: `start` (models,
+    /// devices, checks), then `openOutputs` (files), so a run that cannot start leaves every output as it was.
+    static let startPhases: [@Sendable (any AudioNode, NodeContext) throws -> Void] = [{ try $0.start($1) }, { try $0.openOutputs($1) }]
+
     struct RuntimeState {
-        var lifecycle = RuntimeLifecycle<(ControlCommand, Once), CheckedContinuation<GraphError?, Never>>()
+        var lifecycle = Lifecycle()
         var call = CallRoster()
     }
 
@@ -223,8 +229,7 @@ public final class GraphRuntime: @unchecked Sendable {
         // Start sinks first (they check their outputs can be made before sources open devices); only once every
         // node started (models loaded, devices open) are output files created, so a run that cannot start leaves
         // every output as it was.
-        let phases: [(any AudioNode, NodeContext) throws -> Void] = [{ try $0.start($1) }, { try $0.openOutputs($1) }]
-        for phase in phases {
+        for phase in Self.startPhases {
             for running in self.running.reversed() {
                 do {
                     try phase(running.node.instance, running.context)

@@ -20,7 +20,7 @@ import Testing
         """
 
     /// `seconds` of the bundled call from `start`, as Float32 samples at `rate` Hz, `channels` interleaved.
-    static func speech(from start: Int, seconds: Int, rate: Int, channels: Int, in folder: TemporaryFolder) throws -> [Float] {
+    static func speech(from start: Int, seconds: Int, rate: Int, channels: Int, in folder: TemporaryFolder) async throws -> [Float] {
         let call = packageRoot.appendingPathComponent("examples/audio/call.flac").path
         let raw = folder.path("speech-\(start)-\(rate).f32")
         let sox = ChildProcess()
@@ -29,7 +29,7 @@ import Testing
                          raw, "trim", String(start), String(seconds)]
         sox.standardInput = nil
         try sox.run()
-        sox.waitUntilExit()
+        _ = await sox.exited()  // awaited, not waited for: no thread of the pool is held
         let data = try Data(contentsOf: URL(fileURLWithPath: raw))
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
@@ -44,8 +44,8 @@ import Testing
         // Alice at 16 kHz mono, Bob at 48 kHz stereo (his branch's resampler brings it to 16 kHz mono).
         let alice = ParticipantAudioFeed(participant: "alice", format: AudioFormat(sampleRate: 16000, channels: 1))
         let bob = ParticipantAudioFeed(participant: "bob", format: AudioFormat(sampleRate: 48000, channels: 2))
-        let aliceSpeech = try Self.speech(from: 0, seconds: 8, rate: 16000, channels: 1, in: folder)
-        let bobSpeech = try Self.speech(from: 16, seconds: 8, rate: 48000, channels: 2, in: folder)
+        let aliceSpeech = try await Self.speech(from: 0, seconds: 8, rate: 16000, channels: 1, in: folder)
+        let bobSpeech = try await Self.speech(from: 16, seconds: 8, rate: 48000, channels: 2, in: folder)
         let branches = [try session.addParticipant(alice), try session.addParticipant(bob)]
         // Both send at once, in 100 ms messages, from threads of their own as two sockets would.
         await withTaskGroup(of: Void.self) { group in
