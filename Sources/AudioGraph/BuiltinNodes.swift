@@ -16,6 +16,7 @@ extension NodeRegistry {
             MicSourceNode.self,
             ResamplerNode.self,
             LevelMeterNode.self,
+            MixerNode.self,
             VADNode.self,
             WavSinkNode.self,
             AACSinkNode.self,

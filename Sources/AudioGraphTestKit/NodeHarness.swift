@@ -28,7 +28,7 @@ public final class NodeHarness<Node: AudioNode> {
     /// - Parameter inputKinds: the frame kinds the node is told can arrive (default: audio when `input` is set).
     /// - Parameter options: the run's options the node sees (`realtime`, `verbose`).
     public init(_ node: Node, id: String = "node", input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
-                clock: ManualClock = ManualClock(), options: RunOptions = RunOptions()) throws {
+                feeders: Int = 1, clock: ManualClock = ManualClock(), options: RunOptions = RunOptions()) throws {
         self.node = node
         self.clock = clock
         self.inputFormat = input
@@ -36,7 +36,7 @@ public final class NodeHarness<Node: AudioNode> {
         let box = Box()
         self.context = NodeContext(
             nodeID: id, inputFormat: input, outputFormat: outputFormat,
-            inputKinds: inputKinds ?? (input == nil ? [] : [.audio]), clock: clock, options: options, cancellation: cancellation,
+            inputKinds: inputKinds ?? (input == nil ? [] : [.audio]), feeders: feeders, clock: clock, options: options, cancellation: cancellation,
             output: { port, frame in box.frames.append((port, frame)) },
             diagnostics: { box.warnings.append($0) })
         self.box = box
@@ -48,11 +48,13 @@ public final class NodeHarness<Node: AudioNode> {
     public convenience init(type: Node.Type, id: String = "node", parameters: JSONObject = JSONObject(),
                             input: AudioFormat?, inputKinds: Set<FrameKind>? = nil,
                             baseDirectory: String = FileManager.default.currentDirectoryPath,
-                            session: SessionSettings = SessionSettings(), clock: ManualClock = ManualClock()) throws {
+                            session: SessionSettings = SessionSettings(), feeders: Int = 1,
+                            clock: ManualClock = ManualClock(), options: RunOptions = RunOptions()) throws {
         let values = try ParameterValidation.validate(parameters, against: Node.descriptor, at: .root / "nodes" / id)
         let configuration = NodeConfiguration(id: id, type: Node.descriptor.type, values: values,
                                               baseDirectory: baseDirectory, session: session)
-        try self.init(try Node(configuration: configuration), id: id, input: input, inputKinds: inputKinds, clock: clock)
+        try self.init(try Node(configuration: configuration), id: id, input: input, inputKinds: inputKinds,
+                      feeders: feeders, clock: clock, options: options)
     }
 
     private final class Box {
@@ -123,6 +125,20 @@ public final class NodeHarness<Node: AudioNode> {
 
     /// Drops everything collected so far.
     public func clearOutput() { output.removeAll() }
+}
+
+extension NodeHarness where Node: MultiInputNode {
+    /// Hands the node a block from one of its feeders, as the runtime does.
+    public func push(_ buffer: AudioBuffer, from feeder: FeederID) throws {
+        defer { collect() }
+        try node.process(buffer, from: feeder, context)
+    }
+
+    /// Tells the node that `feeder`'s stream ended.
+    public func end(_ feeder: FeederID) throws {
+        defer { collect() }
+        try node.feederEnded(feeder, context)
+    }
 }
 
 extension NodeHarness where Node: SourceNode {

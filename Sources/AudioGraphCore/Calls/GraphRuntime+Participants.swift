@@ -149,7 +149,7 @@ extension GraphRuntime {
     /// The call's own end of stream to each shared node (they finish once every branch has ended too).
     func releaseCallSlots() {
         for id in graph.participants?.sharedTargets.keys.sorted() ?? [] {
-            runningByID[id]?.deliver(.endOfStream)
+            runningByID[id]?.deliver(.endOfStream, from: nil)
         }
     }
 

@@ -22,7 +22,8 @@ public enum NodeDocumentation {
         lines.append("INPUTS:")
         if descriptor.inputs.isEmpty { lines.append("  (none)") }
         for port in descriptor.inputs {
-            lines.append("  \(port.name): needs \(kinds(port.requires)); accepts \(descriptor.acceptedFormats)")
+            lines.append("  \(port.name): needs \(kinds(port.requires)); accepts \(descriptor.acceptedFormats)"
+                + (port.acceptsManyLinks ? "; any number of links" : ""))
         }
         lines.append("OUTPUTS:")
         if descriptor.outputs.isEmpty { lines.append("  (none)") }
@@ -72,7 +73,8 @@ public enum NodeDocumentation {
             out += "\n## `\(descriptor.type)`\n\n\(descriptor.summary)\n\n"
             out += "- category: \(descriptor.category.rawValue)\n"
             for port in descriptor.inputs {
-                out += "- input `\(port.name)`: needs \(kinds(port.requires)); accepts \(descriptor.acceptedFormats)\n"
+                out += "- input `\(port.name)`: needs \(kinds(port.requires)); accepts \(descriptor.acceptedFormats)"
+                    + (port.acceptsManyLinks ? "; any number of links" : "") + "\n"
             }
             for port in descriptor.outputs {
                 out += "- output `\(port.name)`: makes \(kinds(port.produces))" + (port.forwardsInput ? ", passes its input on" : "") + "\n"

@@ -128,12 +128,14 @@ public struct GraphBuilder: Sendable {
                 }
                 inputKinds.formUnion(kinds)
                 if kinds.contains(.audio), let format = upstream.outputFormat {
-                    if let existing = inputFormat, existing != format {
-                        throw .config(link.path, "\"\(id)\" is fed two audio formats (\(existing) and \(format))")
-                    }
-                    inputFormat = format
                     if !instance.acceptedFormats.accepts(format) {
+                        // Converted below; the node is revisited with the converter feeding it.
                         needsConversion = (link, format)
+                    } else {
+                        if let existing = inputFormat, existing != format {
+                            throw .config(link.path, "\"\(id)\" is fed two audio formats (\(existing) and \(format))")
+                        }
+                        inputFormat = format
                     }
                 }
             }
@@ -273,7 +275,7 @@ public struct GraphBuilder: Sendable {
                 throw .config(link.path, "\"\(link.from.node)\" is linked to itself")
             }
             let key = "\(link.to.node).\(toPort)"
-            if let earlier = fedPorts[key] {
+            if let earlier = fedPorts[key], !inputs[toPort].acceptsManyLinks {
                 throw .config(link.path, "input \"\(link.to)\" is already fed by the link at \(earlier); an input takes one link")
             }
             fedPorts[key] = link.path

@@ -14,6 +14,9 @@ public final class NodeContext {
     /// Frame kinds that can arrive on the node's inputs (e.g. a recognizer follows `speech` events when a VAD
     /// is upstream, and finds utterances itself otherwise).
     public let inputKinds: Set<FrameKind>
+    /// How many links feed the node when the graph starts (a call's participants add more while it runs). A
+    /// `MultiInputNode` waits for this many feeders before it mixes by stream position.
+    public let feeders: Int
     /// The clock paced nodes (realtime sources) sleep on. A manual clock in tests.
     public let clock: any MediaClock
     /// Run-wide settings such as `verbose`.
@@ -30,7 +33,7 @@ public final class NodeContext {
     ///   - observer: sees every event this node emits (for `--events`, sessions and embedders).
     ///   - diagnostics: receives warnings for the user.
     public init(nodeID: String, inputFormat: AudioFormat?, outputFormat: AudioFormat?,
-                inputKinds: Set<FrameKind> = [.audio], clock: any MediaClock,
+                inputKinds: Set<FrameKind> = [.audio], feeders: Int = 1, clock: any MediaClock,
                 options: RunOptions = RunOptions(), cancellation: CancellationFlag = CancellationFlag(),
                 output: @escaping (Int, Frame) -> Void, observer: @escaping (Event) -> Void = { _ in },
                 diagnostics: @escaping (String) -> Void = { _ in }) {
@@ -38,6 +41,7 @@ public final class NodeContext {
         self.inputFormat = inputFormat
         self.outputFormat = outputFormat
         self.inputKinds = inputKinds
+        self.feeders = feeders
         self.clock = clock
         self.options = options
         self.cancellationFlag = cancellation

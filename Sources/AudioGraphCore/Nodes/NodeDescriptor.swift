@@ -24,9 +24,13 @@ public struct NodeDescriptor: Sendable {
         /// Frame kinds the node needs from whatever feeds this port; the builder rejects a link that cannot
         /// carry all of them.
         public var requires: Set<FrameKind>
-        public init(_ name: String = "in", requires: Set<FrameKind>) {
+        /// Whether any number of links may feed this port (a mixer's input; the node is a `MultiInputNode`).
+        /// Otherwise a port takes one link.
+        public var acceptsManyLinks: Bool
+        public init(_ name: String = "in", requires: Set<FrameKind>, acceptsManyLinks: Bool = false) {
             self.name = name
             self.requires = requires
+            self.acceptsManyLinks = acceptsManyLinks
         }
     }
 

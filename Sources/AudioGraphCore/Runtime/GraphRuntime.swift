@@ -180,7 +180,9 @@ public final class GraphRuntime: @unchecked Sendable {
         startTime = clock.now()
         let live = graph.nodes.contains { ($0.instance as? any SourceNode)?.isLive == true }
         var options = self.options
-        options.realtime = graph.nodes.contains { ($0.instance as? any SourceNode)?.isRealtime == true }
+        // A call's participants speak in real time, even before the first one joins.
+        options.realtime = graph.participants != nil
+            || graph.nodes.contains { ($0.instance as? any SourceNode)?.isRealtime == true }
         if options.metrics { timeline = StreamTimeline(realtime: options.realtime) }
         var byID: [String: RunningNode] = [:]
         let callSlots = graph.participants?.sharedTargets.keys.map { ($0, 1) } ?? []
@@ -217,7 +219,7 @@ public final class GraphRuntime: @unchecked Sendable {
             }
             running.context = NodeContext(
                 nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
-                inputKinds: running.node.inputKinds, clock: nodeClock, options: options, cancellation: cancellation,
+                inputKinds: running.node.inputKinds, feeders: graph.links.filter { $0.to == running.id }.count, clock: nodeClock, options: options, cancellation: cancellation,
                 output: output, observer: observer, diagnostics: onWarning)
         }
         mainSources = self.running.filter { $0.node.instance is any SourceNode }

@@ -20,6 +20,12 @@ final class RunningNode: @unchecked Sendable {
     private let endOfStreamRemaining: Atomic<Int>
     private(set) var failed = false
     private unowned let runtime: GraphRuntime
+    /// This node as a feeder of a `MultiInputNode`: unique for the run, so that participants' branches (the same
+    /// node ids) stay apart.
+    let feederID: FeederID
+    /// The node's instance when it tells its feeders apart (a mixer).
+    private let multiInput: (any MultiInputNode)?
+    private static let serials = Atomic<Int>(0)
 
     /// Audio frames a source has emitted (read by progress bars from another thread).
     let framesProduced = Atomic<Int64>(0)
@@ -61,7 +67,12 @@ final class RunningNode: @unchecked Sendable {
         self.node = node
         self.endOfStreamRemaining = Atomic(feeders)
         self.runtime = runtime
-        self.queue = node.queueCapacity.map { BoundedFrameQueue(capacity: $0, overflow: overflow, timed: enabled) }
+        let multiInput = node.instance as? any MultiInputNode
+        self.multiInput = multiInput
+        self.feederID = FeederID(node: node.id, serial: Self.serials.add(1, ordering: .relaxed).newValue)
+        self.queue = node.queueCapacity.map {
+            BoundedFrameQueue(capacity: $0, overflow: overflow, timed: enabled, tagsFeeders: multiInput != nil)
+        }
         let emitsTranscripts = node.descriptor.outputs.contains { $0.produces.contains(.transcript) }
         self.metrics = enabled ? NodeMetrics(emitsTranscripts: emitsTranscripts) : nil
         self.tracksSpeech = enabled && emitsTranscripts
@@ -81,9 +92,10 @@ final class RunningNode: @unchecked Sendable {
 
     var id: String { node.id }
 
-    /// Hands a frame to this node: straight in when inline, through its queue when queued.
-    func deliver(_ frame: Frame) {
-        if let queue { queue.push(frame) } else { receive(frame) }
+    /// Hands a frame to this node: straight in when inline, through its queue when queued. `feeder` is who sent
+    /// it (nil: the runtime itself, e.g. a call's end).
+    func deliver(_ frame: Frame, from feeder: FeederID?) {
+        if let queue { queue.push(frame, from: feeder) } else { receive(frame, from: feeder) }
     }
 
     /// Sends a frame to everything linked to output `port`.
@@ -94,7 +106,7 @@ final class RunningNode: @unchecked Sendable {
         }
         guard port < downstream.count else { return }
         guard metrics != nil else {
-            for target in downstream[port] { target.deliver(frame) }
+            for target in downstream[port] { target.deliver(frame, from: feederID) }
             return
         }
         switch frame {
@@ -115,10 +127,10 @@ final class RunningNode: @unchecked Sendable {
         var now = start
         for target in targets {
             if target.queue == nil, target.metrics != nil {
-                target.receive(frame, startedAt: now)
+                target.receive(frame, from: feederID, startedAt: now)
                 now = target.lastCallEnd
             } else {
-                target.deliver(frame)
+                target.deliver(frame, from: feederID)
                 now = MonotonicTime.nanoseconds()
             }
         }
@@ -167,7 +179,7 @@ final class RunningNode: @unchecked Sendable {
             if metrics != nil {
                 deliverTimed(.endOfStream, to: downstream[port])
             } else {
-                for target in downstream[port] { target.deliver(.endOfStream) }
+                for target in downstream[port] { target.deliver(.endOfStream, from: feederID) }
             }
         }
     }
@@ -177,13 +189,13 @@ final class RunningNode: @unchecked Sendable {
     ///   - waitedNanoseconds: how long the frame waited in this node's queue.
     ///   - startedAt: the monotonic time the call starts at, when the caller just read it.
     @discardableResult
-    func receive(_ frame: Frame, waitedNanoseconds: UInt64 = 0, startedAt: UInt64? = nil) -> Bool {
-        guard let metrics else { return receiveUncounted(frame) }
+    func receive(_ frame: Frame, from feeder: FeederID?, waitedNanoseconds: UInt64 = 0, startedAt: UInt64? = nil) -> Bool {
+        guard let metrics else { return receiveUncounted(frame, from: feeder) }
         if tracksSpeech, case .event(let event) = frame {
             speechTracker.withLock { $0.received(event.payload, at: event.time) }
         }
         return counted(metrics, input: frame, waitedNanoseconds: waitedNanoseconds, startedAt: startedAt) {
-            receiveUncounted(frame)
+            receiveUncounted(frame, from: feeder)
         }
     }
 
@@ -222,8 +234,11 @@ final class RunningNode: @unchecked Sendable {
         return try body()
     }
 
-    private func receiveUncounted(_ frame: Frame) -> Bool {
+    private func receiveUncounted(_ frame: Frame, from feeder: FeederID?) -> Bool {
         if case .endOfStream = frame {
+            if let multiInput, let feeder, !failed {
+                do { try multiInput.feederEnded(feeder, context) } catch { fail(error) }
+            }
             guard endOfStreamRemaining.subtract(1, ordering: .acquiringAndReleasing).newValue <= 0 else { return false }
             if !failed {
                 do { try node.instance.finish(context) } catch { fail(error) }
@@ -234,7 +249,12 @@ final class RunningNode: @unchecked Sendable {
         guard !failed else { return false }
         do {
             switch frame {
-            case .audio(let buffer): try node.instance.process(buffer, context)
+            case .audio(let buffer):
+                if let multiInput, let feeder {
+                    try multiInput.process(buffer, from: feeder, context)
+                } else {
+                    try node.instance.process(buffer, context)
+                }
             case .event(let event): try node.instance.handle(event, context)
             case .control(let command): try node.instance.handle(command, context)
             case .endOfStream: break
@@ -281,8 +301,8 @@ final class RunningNode: @unchecked Sendable {
     func runWorker() {
         guard let queue else { return }
         while true {
-            let (frame, waited) = queue.popTimed()
-            if receive(frame, waitedNanoseconds: waited) { return }
+            let (frame, feeder, waited) = queue.popTimed()
+            if receive(frame, from: feeder, waitedNanoseconds: waited) { return }
         }
     }
 }

@@ -28,7 +28,7 @@ async def websocket(plan):
     try:
         ws = await websockets.connect(plan["url"], extra_headers=plan.get("headers", {}),
                                       subprotocols=plan.get("subprotocols") or None, max_size=None,
-                                      ping_interval=None, open_timeout=30, close_timeout=30)
+                                      ping_interval=None, open_timeout=30, close_timeout=120)  # a loaded CI machine drains slowly
     except websockets.exceptions.InvalidStatusCode as error:
         say(event="refused", status=error.status_code)  # websockets 10.4 keeps no body: see "raw"
         return
