@@ -79,6 +79,9 @@ let package = Package(
         // participants' audio over WebSockets (wslay; the handshake's SHA-1 from OpenSSL).
         .target(name: "AudioGraphServer",
                 dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto", "CWslay"],
+                // The web page's files, embedded in the binary (PackageResources.index_html, …).
+                resources: [.embedInCode("WebPage/Assets/index.html"), .embedInCode("WebPage/Assets/app.js"),
+                            .embedInCode("WebPage/Assets/app.css")],
                 swiftSettings: strict),
         // The remote transcripts client (URLSession): the store's model and no C (no SQLite, no libpq).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),

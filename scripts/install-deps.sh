@@ -23,6 +23,7 @@ PACKAGES=(
   libssl-dev           # OpenSSL's SHA-256 and RAND_bytes for access tokens (and SHA-1 for the WebSocket handshake)
   libwslay-dev         # WebSocket framing for participants' audio (serve: /v1/sessions/{id}/participants/{p}/audio)
   chromium             # the web page's real-browser test (headless)
+  nodejs               # node --check of the web page's scripts (Tests/AudioGraphServerTests/Page)
   wrk nginx-light      # benchmarks/http.sh: load test, and nginx serving the same JSON as static files
   curl                 # the demo asks the HTTP API
   time                 # /usr/bin/time: peak memory in benchmarks
