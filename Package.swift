@@ -81,7 +81,7 @@ let package = Package(
                 dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto", "CWslay"],
                 // The web page's files, embedded in the binary (PackageResources.index_html, …).
                 resources: [.embedInCode("WebPage/Assets/index.html"), .embedInCode("WebPage/Assets/app.js"),
-                            .embedInCode("WebPage/Assets/app.css")],
+                            .embedInCode("WebPage/Assets/app.css"), .embedInCode("WebPage/Assets/capture-worklet.js")],
                 swiftSettings: strict),
         // The remote transcripts client (URLSession): the store's model and no C (no SQLite, no libpq).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),

@@ -106,6 +106,13 @@ enum DocsCommands {
             .exits(0, stdout: ["agt_"], files: ["out/live/transcripts.sqlite"]),
         "audiograph run examples/live-server.json":
             .serves(exitOnInterrupt: 130),
+        // docs/getting-started.md: join a call from the browser
+        "audiograph tokens create --user alice --store out/call/transcripts.sqlite":
+            .exits(0, stdout: ["token for alice: agt_"], files: ["out/call/transcripts.sqlite"]),
+        "audiograph tokens create --user bob --store out/call/transcripts.sqlite":
+            .exits(0, stdout: ["token for bob: agt_"], files: ["out/call/transcripts.sqlite"]),
+        "audiograph serve --store out/call/transcripts.sqlite --listen 127.0.0.1:8080 --run examples/call.json":
+            .serves(exitOnInterrupt: 0, before: ["audiograph tokens create --user alice --store out/call/transcripts.sqlite"]),
 
         // docs/scale.md: a batch on one machine (manifest.jsonl and pipeline.json as the doc gives them)
         "audiograph batch manifest.jsonl --pipeline pipeline.json --jobs 2":

@@ -84,7 +84,8 @@ public final class TranscriptsAPI: Sendable {
         // `…/captions` is also the caption stream (GET); the other two controls take POST only.
         if isControl, segments[3] != "captions" { throw .controlMethodNotAllowed }
         guard request.method == "GET" || request.method == "HEAD" else { throw .methodNotAllowed }
-        if segments == [""] || segments == ["index.html"] || segments == ["app.js"] || segments == ["app.css"] {
+        if segments == [""] || segments == ["index.html"] || segments == ["app.js"] || segments == ["app.css"]
+            || segments == ["capture-worklet.js"] {
             return WebPage.response(for: request.path)
         }
         if segments == ["favicon.ico"] { return HTTPResponse(status: 204) }  // no icon; spares browsers a 404
@@ -233,9 +234,10 @@ public final class TranscriptsAPI: Sendable {
             if let controller = session.controller {
                 object["state"] = .object(controller.stateEvent(controller.session.currentState))
             }
+            object["canJoin"] = .bool(participantAudio.canJoin(sessionID: session.id, user: user))
             return .object(object)
         }
-        return .json(["sessions": .array(sessions)])
+        return .json(["user": .string(user), "sessions": .array(sessions)])
     }
 
     private func captions(of sessionID: String, for user: String, head: Bool) throws(APIError) -> HTTPResponse {

@@ -45,6 +45,12 @@ final class ParticipantAudioEndpoint: Sendable {
         self.settings = settings
     }
 
+    /// Whether `user` may send their own audio into the live call `sessionID` now (the web page's "Join with
+    /// microphone").
+    func canJoin(sessionID: String, user: String) -> Bool {
+        ingest?.access(sessionID: sessionID)?.permits(user: user, toSendAs: user) ?? false
+    }
+
     static let notImplemented = APIError(status: 501, code: "not_implemented",
                                          message: "this server takes no participant audio (it runs no calls)")
 

@@ -10,12 +10,13 @@
 /// (`GET /v1/sessions/{id}/transcripts`) and one transcript's utterances (`GET /v1/transcripts/{tid}`).
 /// The element ids the browser tests rely on are listed at the top of `index.html`.
 enum WebPage {
-    /// The page's files by request path: `/` (and `/index.html`), `/app.js`, `/app.css`.
+    /// The page's files by request path: `/` (and `/index.html`), `/app.js`, `/app.css`, `/capture-worklet.js`.
     static func asset(path: String) -> (contentType: String, body: String)? {
         switch path {
         case "/", "/index.html": ("text/html; charset=utf-8", indexHTML)
         case "/app.js": ("text/javascript; charset=utf-8", appJS)
         case "/app.css": ("text/css; charset=utf-8", appCSS)
+        case "/capture-worklet.js": ("text/javascript; charset=utf-8", captureWorkletJS)
         default: nil
         }
     }
@@ -26,4 +27,7 @@ enum WebPage {
     static let appJS = String(decoding: PackageResources.app_js, as: UTF8.self)
     /// `GET /app.css`: the page's style (no inline styles: the Content-Security-Policy forbids them).
     static let appCSS = String(decoding: PackageResources.app_css, as: UTF8.self)
+    /// `GET /capture-worklet.js`: the AudioWorklet that turns the microphone into 16-bit PCM messages for the
+    /// participant audio WebSocket ("Join with microphone").
+    static let captureWorkletJS = String(decoding: PackageResources.capture_worklet_js, as: UTF8.self)
 }

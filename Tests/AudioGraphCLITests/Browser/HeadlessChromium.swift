@@ -71,8 +71,9 @@ final class HeadlessChromium: Sendable {
     // MARK: Launch and close
 
     /// Starts Chromium headless on `about:blank`, opens a page of `width`×`height` CSS pixels and attaches to it.
-    static func launch(width: Int = 1000, height: Int = 700, commandTimeout: Double = 30) async throws
-        -> HeadlessChromium {
+    /// `extraArguments` go before the first page (a file as the microphone: `--use-file-for-fake-audio-capture`).
+    static func launch(width: Int = 1000, height: Int = 700, commandTimeout: Double = 30,
+                       extraArguments: [String] = []) async throws -> HeadlessChromium {
         guard let executable = executable() else {
             throw Failure("no Chromium found (looked for /usr/bin/chromium and others); set CHROMIUM_BINARY")
         }
@@ -83,7 +84,7 @@ final class HeadlessChromium: Sendable {
                          "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
                          "--disable-extensions", "--disable-background-networking", "--disable-sync",
                          "--metrics-recording-only", "--mute-audio", "--password-store=basic",
-                         "--window-size=\(width),\(height)", "about:blank"]
+                         "--window-size=\(width),\(height)"] + extraArguments + ["about:blank"]
 
         let (pid, socket): (pid_t, Int32)
         do {

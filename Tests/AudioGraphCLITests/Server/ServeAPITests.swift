@@ -230,7 +230,7 @@ struct ServeAPITests {
         let fixture = try ServeFixture.make(in: dir)
         try await ServeProcess.with(fixture.serveArguments, in: dir) { server in
             let live = try await ServeHTTP.get(server.url("/v1/live"), token: fixture.aliceToken)
-            #expect(live.status == 200 && live.text == #"{"sessions":[]}"#, "\(live)")
+            #expect(live.status == 200 && live.text == #"{"user":"alice","sessions":[]}"#, "\(live)")
 
             for path in ["/v1/sessions/standup/transcripts?limit=5", "/v1/calls", "/v1/transcripts/standup-001", "/health", "/"] {
                 let get = try await ServeHTTP.get(server.url(path), token: fixture.aliceToken)

@@ -103,7 +103,7 @@ struct ServeCommandTests {
 
             // While it runs: bob sees nothing live and gets the 404 of a session that does not exist.
             let bobLive = try await ServeHTTP.get(server.url("/v1/live"), token: fixture.bobToken)
-            #expect(bobLive.text == #"{"sessions":[]}"#, "\(bobLive)")
+            #expect(bobLive.text == #"{"user":"bob","sessions":[]}"#, "\(bobLive)")
             let bobCaptions = try await ServeHTTP.get(server.url("/v1/sessions/live-run/captions"), token: fixture.bobToken)
             let noSuch = try await ServeHTTP.get(server.url("/v1/sessions/no-such-live/captions"), token: fixture.bobToken)
             expectAPIError(bobCaptions, status: 404, code: "not_found", "bob's captions")

@@ -9,14 +9,15 @@ import Testing
     static let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/AudioGraphServer/WebPage/Assets")
 
-    @Test(arguments: [("/", "index.html"), ("/app.js", "app.js"), ("/app.css", "app.css")])
+    @Test(arguments: [("/", "index.html"), ("/app.js", "app.js"), ("/app.css", "app.css"),
+                      ("/capture-worklet.js", "capture-worklet.js")])
     func servedAsInTheRepository(path: String, file: String) throws {
         let served = try #require(WebPage.asset(path: path)).body
         #expect(served == (try String(contentsOf: Self.assets.appendingPathComponent(file), encoding: .utf8)),
                 "\(file) in the binary is the file in the repository")
     }
 
-    @Test(arguments: ["/app.js"])
+    @Test(arguments: ["/app.js", "/capture-worklet.js"])
     func scriptParses(path: String) async throws {
         let folder = try TemporaryFolder(prefix: "page-js")
         let script = folder.path("served.js")

@@ -16,7 +16,11 @@ const state = {
   transcriptsSession: null,
   transcriptsPage: 1,
   stream: null,          // the AbortController of the caption stream being read
-  segments: new Map(),   // segment number (string) -> its .caption element
+  segments: new Map(),   // speaker and segment number -> its .caption element
+  speakers: new Map(),   // speaker -> colour number (0…7), in the order they first spoke
+  user: null,            // who the token is (GET /v1/live)
+  joinable: new Set(),   // live sessions the user may join with their microphone
+  call: null,            // the call joined with the microphone (see "joining a call")
   requests: { live: 0, calls: 0, transcripts: 0, utterances: 0 },
 };
 
@@ -98,7 +102,7 @@ function showView(view) {
   $('logout').hidden = view !== 'app';
 }
 
-async function login(token) {
+async function login(token, session = null) {
   state.token = token;
   setStatus('Logging in…');
   let live;
@@ -115,9 +119,11 @@ async function login(token) {
   setStatus('Logged in.');
   renderLive(live);
   loadCalls(1);
+  if (session) watch(session);
 }
 
 function logout({ keepStatus = false } = {}) {
+  leave();
   stopStream();
   state.token = null;
   try { sessionStorage.removeItem(TOKEN_KEY); } catch (ignored) { /* storage off */ }
@@ -192,6 +198,9 @@ async function loadLive() {
 function renderLive(answer) {
   const list = $('live-sessions');
   const sessions = (answer && Array.isArray(answer.sessions)) ? answer.sessions : [];
+  if (answer && typeof answer.user === 'string') state.user = answer.user;
+  state.joinable = new Set(sessions.filter((session) => session.canJoin === true).map((session) => session.id));
+  updateCallPanel();
   list.replaceChildren(...sessions.map((session) => {
     const label = session.room && session.room !== session.id ? session.room + ' (' + session.id + ')' : session.id;
     const item = choice('live-session', label, { session: session.id }, () => watch(session.id));
@@ -213,6 +222,12 @@ function stopStream() {
 function clearCaptions() {
   $('captions').replaceChildren();
   state.segments.clear();
+}
+
+// Each speaker keeps one colour (of 8) for as long as the page watches the session.
+function colourOf(speaker) {
+  if (!state.speakers.has(speaker)) state.speakers.set(speaker, state.speakers.size % 8);
+  return String(state.speakers.get(speaker));
 }
 
 // MARK: steering (only the controls the session shows exist on the page)
@@ -304,7 +319,9 @@ function applyCaption(caption) {
     return;
   }
   if (caption.type !== 'partial' && caption.type !== 'final') return;
-  const key = String(caption.segment);
+  // Each speaker's recognizer numbers its own segments: a caption is its speaker's segment.
+  const speaker = typeof caption.speaker === 'string' && caption.speaker !== '' ? caption.speaker : null;
+  const key = (speaker === null ? '' : speaker + '\n') + String(caption.segment);
   let element = state.segments.get(key);
   const revision = typeof caption.revision === 'number' ? caption.revision : null;
   if (element && revision !== null && element.dataset.revision !== ''
@@ -313,18 +330,28 @@ function applyCaption(caption) {
   }
   if (!element) {
     element = document.createElement('p');
-    element.dataset.segment = key;
+    element.dataset.segment = String(caption.segment);
+    element.dataset.speaker = speaker === null ? '' : speaker;
     const time = document.createElement('span');
     time.className = 'time';
     const words = document.createElement('span');
     words.className = 'text';
     words.append(document.createTextNode(''));
-    element.append(time, ' ', words);
+    if (speaker === null) {
+      element.append(time, ' ', words);
+    } else {
+      const name = document.createElement('span');
+      name.className = 'speaker';
+      name.dataset.colour = colourOf(speaker);
+      name.textContent = speaker + ':';
+      element.append(time, ' ', name, ' ', words);
+    }
     box.append(element);
     state.segments.set(key, element);
     while (box.children.length > MAX_CAPTIONS) {
       const oldest = box.firstElementChild;
-      state.segments.delete(oldest.dataset.segment);
+      const oldestKey = (oldest.dataset.speaker ? oldest.dataset.speaker + '\n' : '') + oldest.dataset.segment;
+      state.segments.delete(oldestKey);
       oldest.remove();
     }
   }
@@ -402,7 +429,9 @@ class SSEParser {
 }
 
 async function watch(id) {
+  if (state.call !== null && state.call.session !== id) leave();
   stopStream();
+  state.speakers.clear();
   const controller = new AbortController();
   state.stream = controller;
   const box = $('captions');
@@ -411,6 +440,7 @@ async function watch(id) {
   box.dataset.session = id;
   box.dataset.state = 'connecting';
   $('captions-title').textContent = 'Captions of ' + id;
+  updateCallPanel();
   const current = () => state.stream === controller;
   const parser = new SSEParser((event) => {
     if (!current()) return;
@@ -438,6 +468,8 @@ async function watch(id) {
     } else if (event.type === 'end') {
       box.dataset.state = 'ended';
       clearControls();
+      leave('The call ended.');
+      updateCallPanel();
       setStatus('The session ' + id + ' ended.');
       // What it stored is in the stored list now; it is no longer live.
       loadCalls(state.callsPage);
@@ -611,6 +643,210 @@ async function download(tid, extension) {
   }
 }
 
+// MARK: joining a call (the participant audio WebSocket of docs/calls.md)
+
+const CALL_FRAME_MS = 20;               // one message: 20 ms of 16-bit mono PCM
+const CALL_BUFFER_SECONDS = 10;         // audio kept while reconnecting; older is dropped, and the page says so
+const RECONNECT_DELAYS = [500, 1000, 2000, 4000, 8000];  // ms before each attempt, plus up to half again (jitter)
+const RECONNECT_ATTEMPTS = 8;
+// Close codes a new connection would get again: the page leaves and says why.
+const FINAL_CLOSE_CODES = [1002, 1003, 1007, 1008, 1009];
+
+function setCall(name, text) {
+  const joined = state.call !== null;
+  $('call').dataset.state = name;
+  $('call-status').textContent = text;
+  $('join').hidden = joined;
+  $('leave').hidden = !joined;
+  $('mute').hidden = !joined;
+  $('voice-processing').disabled = joined;
+}
+
+// The panel shows for a live call the user may join (and while joined).
+function updateCallPanel() {
+  const box = $('captions');
+  const id = box.dataset.session;
+  const joinable = Boolean(id) && state.joinable.has(id) && box.dataset.state !== 'ended';
+  $('call').hidden = !joinable && state.call === null;
+}
+
+function microphoneProblem(error) {
+  const name = error && error.name;
+  if (name === 'NotAllowedError' || name === 'SecurityError') {
+    return 'The microphone was refused: allow this page to use it (in the browser\'s prompt or site settings) and join again.';
+  }
+  if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'No microphone was found.';
+  if (name === 'NotReadableError') return 'The microphone cannot be opened (another program may be using it).';
+  return 'Cannot open the microphone: ' + describe(error);
+}
+
+async function join() {
+  const id = $('captions').dataset.session;
+  if (!id || state.call !== null || !state.user) return;
+  const processing = $('voice-processing').checked;
+  const call = { session: id, participant: state.user, media: null, context: null, node: null, socket: null,
+                 queue: [], dropped: 0, muted: false, leaving: false, attempts: 0, timer: null };
+  state.call = call;
+  setCall('joining', 'Asking for the microphone…');
+  try {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      throw new DOMException('this browser gives pages a microphone only over https or on localhost', 'NotSupportedError');
+    }
+    call.media = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: processing, noiseSuppression: processing, autoGainControl: processing, channelCount: 1 },
+    });
+  } catch (error) {
+    if (state.call === call) state.call = null;
+    setCall('error', microphoneProblem(error));
+    updateCallPanel();
+    return;
+  }
+  if (state.call !== call) {  // left while the browser asked
+    stopMedia(call);
+    return;
+  }
+  try {
+    // A 16 kHz context: the browser resamples the microphone; the worklet only converts to 16-bit PCM.
+    call.context = new AudioContext({ sampleRate: 16000 });
+    let source;
+    try {
+      source = call.context.createMediaStreamSource(call.media);
+    } catch (ignored) {
+      // A browser that cannot take a microphone into a context of another rate: its own rate (8–48 kHz).
+      call.context.close();
+      call.context = new AudioContext();
+      source = call.context.createMediaStreamSource(call.media);
+    }
+    await call.context.audioWorklet.addModule('/capture-worklet.js');
+    const frames = Math.round(call.context.sampleRate * CALL_FRAME_MS / 1000);
+    call.node = new AudioWorkletNode(call.context, 'pcm-capture', { processorOptions: { frames } });
+    call.node.port.onmessage = (event) => sendAudio(call, event.data);
+    source.connect(call.node);
+    call.node.connect(call.context.destination);  // silent (the worklet writes no output); keeps it pulled
+    await call.context.resume();
+  } catch (error) {
+    leave();
+    setCall('error', 'Cannot capture the microphone: ' + describe(error));
+    return;
+  }
+  if (state.call === call) openSocket(call);
+}
+
+function socketURL(call) {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return scheme + '//' + location.host + '/v1/sessions/' + encodeURIComponent(call.session) + '/participants/'
+    + encodeURIComponent(call.participant) + '/audio?sampleRate=' + call.context.sampleRate + '&channels=1&encoding=s16le';
+}
+
+// The token goes in the subprotocol list (a browser's WebSocket cannot set headers), never in the URL.
+function openSocket(call) {
+  if (state.call !== call || call.leaving) return;
+  let socket;
+  try {
+    socket = new WebSocket(socketURL(call), ['audiograph', 'bearer.' + state.token]);
+  } catch (error) {
+    leave();
+    setCall('error', 'Cannot connect to the call: ' + describe(error));
+    return;
+  }
+  socket.binaryType = 'arraybuffer';
+  call.socket = socket;
+  socket.addEventListener('open', () => {
+    if (state.call !== call) {
+      socket.close(1000, 'left');
+      return;
+    }
+    call.attempts = 0;
+    if (call.muted) socket.send(JSON.stringify({ muted: true }));
+    flushQueue(call);
+    const lost = call.dropped > 0
+      ? ' ' + (call.dropped * CALL_FRAME_MS / 1000).toFixed(1) + ' s of audio from while the connection was down was dropped.'
+      : '';
+    call.dropped = 0;
+    setCall('joined', (call.muted ? 'In the call, muted.' : 'In the call: the others hear you.') + lost);
+  });
+  socket.addEventListener('close', (event) => {
+    if (call.socket === socket) call.socket = null;
+    if (state.call !== call || call.leaving) return;
+    if (FINAL_CLOSE_CODES.includes(event.code)) {
+      leave();
+      setCall('error', 'The server ended the connection (' + event.code + (event.reason ? ': ' + event.reason : '') + ').');
+      return;
+    }
+    call.attempts += 1;
+    if (call.attempts > RECONNECT_ATTEMPTS) {
+      leave();
+      setCall('error', 'Lost the connection to the call; join again.');
+      return;
+    }
+    const base = RECONNECT_DELAYS[Math.min(call.attempts, RECONNECT_DELAYS.length) - 1];
+    setCall('reconnecting', 'Connection lost: reconnecting (attempt ' + call.attempts + ' of ' + RECONNECT_ATTEMPTS + ')…');
+    call.timer = setTimeout(() => openSocket(call), base + Math.random() * base / 2);
+  });
+}
+
+// Audio goes out at once while the socket is open; meanwhile it waits (at most CALL_BUFFER_SECONDS).
+function sendAudio(call, buffer) {
+  if (state.call !== call || call.muted) return;
+  const open = call.socket !== null && call.socket.readyState === WebSocket.OPEN;
+  if (open && call.queue.length === 0) {
+    call.socket.send(buffer);
+    return;
+  }
+  call.queue.push(buffer);
+  while (call.queue.length > CALL_BUFFER_SECONDS * 1000 / CALL_FRAME_MS) {
+    call.queue.shift();
+    call.dropped += 1;
+  }
+  if (open) flushQueue(call);
+}
+
+function flushQueue(call) {
+  while (call.queue.length > 0 && call.socket !== null && call.socket.readyState === WebSocket.OPEN) {
+    call.socket.send(call.queue.shift());
+  }
+}
+
+// Muted: the microphone track is off, nothing is sent, and the call is told.
+function setMuted(muted) {
+  const call = state.call;
+  if (!call) return;
+  call.muted = muted;
+  for (const track of call.media ? call.media.getAudioTracks() : []) track.enabled = !muted;
+  if (muted) call.queue.length = 0;
+  if (call.socket !== null && call.socket.readyState === WebSocket.OPEN) call.socket.send(JSON.stringify({ muted }));
+  $('mute').textContent = muted ? 'Unmute' : 'Mute';
+  $('mute').setAttribute('aria-pressed', String(muted));
+  if ($('call').dataset.state === 'joined') setCall('joined', muted ? 'In the call, muted.' : 'In the call: the others hear you.');
+}
+
+function stopMedia(call) {
+  if (call.node) {
+    call.node.port.onmessage = null;
+    call.node.disconnect();
+  }
+  if (call.context) call.context.close().catch(() => {});
+  if (call.media) for (const track of call.media.getTracks()) track.stop();
+}
+
+// Leaving closes the socket cleanly (the last sentence is finalized) and releases the microphone.
+function leave(text = 'You left the call.') {
+  const call = state.call;
+  if (!call) return;
+  call.leaving = true;
+  state.call = null;
+  clearTimeout(call.timer);
+  stopMedia(call);
+  if (call.socket !== null) {
+    flushQueue(call);
+    call.socket.close(1000, 'left');
+  }
+  $('mute').textContent = 'Mute';
+  $('mute').setAttribute('aria-pressed', 'false');
+  setCall('idle', text);
+  updateCallPanel();
+}
+
 // MARK: start
 
 function start() {
@@ -637,10 +873,24 @@ function start() {
     if (state.transcriptsSession !== null) loadTranscripts(state.transcriptsSession, state.transcriptsPage + 1);
   });
 
+  $('join').addEventListener('click', () => join());
+  $('leave').addEventListener('click', () => leave());
+  $('mute').addEventListener('click', () => setMuted(!(state.call && state.call.muted)));
+  // Going away leaves the call: the microphone is released and the last sentence finalized.
+  window.addEventListener('pagehide', () => leave());
+
+  // /?session=ID#token=TOKEN (kiosks, an app's web view, tests): the fragment never reaches a server, and it
+  // leaves the address bar (and so history and bookmarks) at once.
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const linked = fragment.get('token');
+  const session = new URLSearchParams(location.search).get('session');
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
   let saved = null;
   try { saved = sessionStorage.getItem(TOKEN_KEY); } catch (ignored) { /* storage off */ }
-  if (saved) {
-    login(saved);
+  if (linked) {
+    login(linked, session);
+  } else if (saved) {
+    login(saved, session);
   } else {
     showView('login');
     $('token').focus();

@@ -1,0 +1,148 @@
+import AudioGraph
+import AudioGraphTestKit
+import Foundation
+import Testing
+
+/// Issue 36, items 1 and 4: the web page as a call client. Two real browsers, each with a recorded file as its
+/// microphone (Chromium's fake capture device), open `/?session=standup#token=…`, press "Join with microphone"
+/// and speak into `audiograph serve --run`'s call; a third page watches. The viewer sees both speakers'
+/// sentences labelled with their names in speaking order, and the store keeps each sentence with its speaker.
+/// Screenshots go to `.build/test-artifacts/`.
+@Suite("Browser: joining a call from the web page", .enabled(if: HeadlessChromium.isAvailable, "no Chromium installed"))
+struct JoinCallBrowserTests {
+    static let config = """
+        {"version": 1,
+         "session": {"id": "standup", "room": "daily", "autoStartTranscription": true, "captions": true,
+                     "participants": ["alice", "bob"]},
+         "participant": {
+           "nodes": {"in": {"type": "participant-source"}, "rs": {"type": "resampler", "sampleRate": 16000, "channels": 1},
+                     "vad": {"type": "vad"}, "asr": {"type": "recognizer", "engine": "pocketsphinx"}},
+           "links": ["in -> rs -> vad -> asr -> store"]},
+         "nodes": {"store": {"type": "transcript-store", "path": "out/t.sqlite"}},
+         "links": []}
+        """
+
+    /// `seconds` of the bundled call from `start` as a 48 kHz mono WAV (what a microphone gives), after `lead`
+    /// seconds of silence and followed by 4 s of it (the last sentence ends before the file does).
+    static func microphoneFile(_ name: String, from start: Int, lead: Int, in directory: TemporaryFolder) async throws -> String {
+        let call = LiveCaptionsBrowserTests.packageRoot.appendingPathComponent("examples/audio/call.flac").path
+        let sox = try await Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                        ["sox", call, "-r", "48000", "-c", "1", "-b", "16", name, "trim", String(start), "8",
+                                         "pad", String(lead), "4"], in: directory)
+        guard sox.status == 0 else { throw HarnessError("sox failed: \(sox.stderr)") }
+        return directory.path(name)
+    }
+
+    static func token(_ user: String, in directory: TemporaryFolder) async throws -> String {
+        let created = try await Harness.audiograph(["tokens", "create", "--user", user, "--store", "out/t.sqlite"], in: directory)
+        try #require(created.status == 0, "\(created)")
+        return try #require(created.stdoutLines.last?.split(separator: " ").last.map(String.init), "\(created)")
+    }
+
+    /// A browser whose microphone plays `file` once (then silence).
+    static func browser(microphone file: String?) async throws -> HeadlessChromium {
+        var arguments = ["--autoplay-policy=no-user-gesture-required"]
+        if let file {
+            arguments += ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                          "--use-file-for-fake-audio-capture=\(file)%noloop"]
+        }
+        return try await HeadlessChromium.launch(width: 1000, height: 800, commandTimeout: 60, extraArguments: arguments)
+    }
+
+    static let captionsByFinal = """
+        [...document.querySelectorAll('#captions .caption.final')].map((e) => ({speaker: e.dataset.speaker,
+          text: e.querySelector('.text').textContent, colour: e.querySelector('.speaker')?.dataset.colour}))
+        """
+
+    @Test func twoBrowsersJoinAndAThirdSeesBothLabelled() async throws {
+        let directory = try TemporaryFolder()
+        let aliceToken = try await Self.token("alice", in: directory)
+        let bobToken = try await Self.token("bob", in: directory)
+        // Chromium's fake microphone plays from getUserMedia on, while the page still sets up its AudioWorklet
+        // (seconds on a loaded machine): each file starts with silence. Bob's has 9 s more, so he speaks after Alice.
+        let aliceFile = try await Self.microphoneFile("alice.wav", from: 0, lead: 4, in: directory)
+        let bobFile = try await Self.microphoneFile("bob.wav", from: 16, lead: 13, in: directory)
+        try directory.write("call.json", Self.config)
+        let server = try await ServeProcess.start(["serve", "--store", "out/t.sqlite", "--listen", "127.0.0.1:0",
+                                                   "--run", "call.json"], in: directory)
+        var browsers: [HeadlessChromium] = []
+        do {
+            let viewer = try await Self.browser(microphone: nil)
+            browsers.append(viewer)
+            try await viewer.navigate(server.baseURL + "/?session=standup#token=" + aliceToken)
+            try await viewer.waitUntil("document.getElementById('captions').dataset.state === 'streaming'",
+                                       diagnostics: "document.getElementById('status').textContent")
+            #expect(try await viewer.evaluate("location.hash") == "", "the token left the address bar")
+            #expect(try await viewer.evaluate("location.href.includes(\(HeadlessChromium.literal(aliceToken)))") == .bool(false))
+
+            for (file, token, name) in [(aliceFile, aliceToken, "alice"), (bobFile, bobToken, "bob")] {
+                let browser = try await Self.browser(microphone: file)
+                browsers.append(browser)
+                try await browser.navigate(server.baseURL + "/?session=standup#token=" + token)
+                try await browser.waitUntil("!document.getElementById('call').hidden",
+                                            diagnostics: "[document.getElementById('status').textContent, document.getElementById('captions').dataset.state]")
+                #expect(try await browser.evaluate("document.getElementById('join').textContent") == "Join with microphone")
+                #expect(try await browser.evaluate("document.getElementById('voice-processing').checked") == .bool(true),
+                        "echo cancellation, noise suppression and gain control are on by default")
+                // A file is not a room: the browser's voice processing would distort it.
+                try await browser.click("#voice-processing")
+                try await browser.click("#join")
+                try await browser.waitUntil("document.getElementById('call').dataset.state === 'joined'", timeout: 30,
+                                            diagnostics: "document.getElementById('call-status').textContent")
+                #expect(try await browser.evaluate("document.getElementById('leave').textContent") == "Leave")
+                #expect(try await browser.evaluate("document.getElementById('join').hidden") == .bool(true))
+                _ = name
+            }
+
+            // Both speakers' finals reach the viewer, labelled, Alice's before Bob's.
+            try await viewer.waitUntil("""
+                (() => {
+                  const finals = \(Self.captionsByFinal);
+                  const text = (who) => finals.filter((f) => f.speaker === who).map((f) => f.text).join(' ');
+                  return text('alice').includes('leisure') && text('bob').includes('forward');
+                })()
+                """, timeout: 120, interval: .milliseconds(250), diagnostics: Self.captionsByFinal)
+            try await browsers[1].screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-alice.png"))
+            try await viewer.screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-viewer.png"))
+            let finals = try await viewer.evaluate(Self.captionsByFinal).arrayValue ?? []
+            let speakers = finals.compactMap { $0["speaker"]?.stringValue }
+            let firstBob = try #require(speakers.firstIndex(of: "bob"))
+            #expect(!speakers[firstBob...].contains("alice"), "speaking order: alice, then bob: \(finals)")
+            let colours = Dictionary(finals.compactMap { final -> (String, String)? in
+                guard let speaker = final["speaker"]?.stringValue, let colour = final["colour"]?.stringValue else { return nil }
+                return (speaker, colour)
+            }, uniquingKeysWith: { first, _ in first })
+            #expect(colours["alice"] != nil && colours["alice"] != colours["bob"], "a colour of their own: \(colours)")
+
+            // Leave: the microphone is released and the call panel goes back to "Join with microphone".
+            for browser in browsers.dropFirst() {
+                try await browser.click("#leave")
+                try await browser.waitUntil("document.getElementById('call').dataset.state === 'idle'")
+                #expect(try await browser.evaluate("document.getElementById('join').hidden") == .bool(false))
+            }
+            let violations = browsers.flatMap { $0.browserLog() }.filter { $0.contains("Content Security Policy") }
+            #expect(violations.isEmpty, "\(violations)")
+        } catch {
+            for (index, browser) in browsers.enumerated() {
+                try? await browser.screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-failure-\(index).png"))
+            }
+            for browser in browsers { await browser.close() }
+            _ = try? await server.stop()
+            throw error
+        }
+        for browser in browsers { await browser.close() }
+        let exit = try await server.stop()
+        #expect(exit.isClean, "\(exit)")
+
+        // The store keeps every final with its speaker.
+        let store = try SQLiteTranscriptStore(readingFrom: directory.path("out/t.sqlite"))
+        defer { store.close() }
+        let tid = try #require(try store.transcripts(sessionID: "standup", after: nil, limit: 10)
+            .compactMap { $0[StoreColumn.tid]?.description }.first)
+        let stored = try #require(try store.transcript(tid: tid)?.utterances)
+        let alice = stored.filter { $0.speaker == "alice" }.map(\.text).joined(separator: " ")
+        let bob = stored.filter { $0.speaker == "bob" }.map(\.text).joined(separator: " ")
+        #expect(alice.contains("leisure") && bob.contains("forward") && !alice.contains("forward"), "alice: \(alice) | bob: \(bob)")
+        #expect(stored.allSatisfy { $0.speaker != nil }, "\(stored)")
+    }
+}
