@@ -19,6 +19,7 @@ public final class ParticipantAudioFeed: @unchecked Sendable {
     private var closed = false
     private var muted = false
     private var consumerGone = false
+    private var muteObservers: [@Sendable (Bool) -> Void] = []
 
     public init(participant: String, format: AudioFormat, capacityFrames: Int? = nil) {
         self.participant = participant
@@ -44,8 +45,19 @@ public final class ParticipantAudioFeed: @unchecked Sendable {
     /// Pauses (`true`: what arrives is dropped) or resumes the participant's audio.
     public func setMuted(_ muted: Bool) {
         condition.lock()
+        let changed = self.muted != muted
         self.muted = muted
         condition.broadcast()
+        let observers = changed ? muteObservers : []
+        condition.unlock()
+        for observer in observers { observer(muted) }
+    }
+
+    /// Calls `observer` with the new value each time the participant mutes or unmutes (on the caller of
+    /// `setMuted`'s thread).
+    public func observeMuted(_ observer: @escaping @Sendable (Bool) -> Void) {
+        condition.lock()
+        muteObservers.append(observer)
         condition.unlock()
     }
 

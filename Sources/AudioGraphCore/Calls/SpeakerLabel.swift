@@ -1,15 +1,17 @@
-/// Puts a speaker's name on the transcripts a node makes (a call participant's branch, a source's `speaker`);
-/// a transcript that already names one keeps it.
+/// Puts a speaker's name on the events a node makes (a call participant's branch, a source's `speaker`): every
+/// event's `speaker`, and a transcript's too; an event or transcript that already names one keeps it.
 struct SpeakerLabel: Sendable {
     let speaker: String
 
     init(_ speaker: String) { self.speaker = speaker }
 
     func callAsFunction(_ event: Event) -> Event {
-        guard case .transcript(var update) = event.payload, update.speaker == nil else { return event }
-        update.speaker = speaker
         var labelled = event
-        labelled.payload = .transcript(update)
+        if labelled.speaker == nil { labelled.speaker = speaker }
+        if case .transcript(var update) = event.payload, update.speaker == nil {
+            update.speaker = speaker
+            labelled.payload = .transcript(update)
+        }
         return labelled
     }
 

@@ -4,11 +4,15 @@ public struct Event: Sendable, Equatable {
     public var node: String
     public var time: Double
     public var payload: EventPayload
+    /// Whose audio the event was made from: a call participant's, or a source's with `speaker` (nil otherwise).
+    /// The runtime sets it; a transcript also carries it in `TranscriptUpdate.speaker`.
+    public var speaker: String?
 
-    public init(node: String = "", time: Double, payload: EventPayload) {
+    public init(node: String = "", time: Double, payload: EventPayload, speaker: String? = nil) {
         self.node = node
         self.time = time
         self.payload = payload
+        self.speaker = speaker
     }
 
     /// The event as the `--events jsonl` contract spells it (DESIGN.md section 5).
@@ -18,6 +22,7 @@ public struct Event: Sendable, Equatable {
         object["node"] = .string(node)
         if case .transcript = payload {} else { object["time"] = .number(Self.rounded(time)) }
         for entry in payload.fields.entries { object[entry.key] = entry.value }
+        if let speaker, object["speaker"] == nil { object["speaker"] = .string(speaker) }
         return object
     }
 

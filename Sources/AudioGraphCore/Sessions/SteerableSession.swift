@@ -25,4 +25,31 @@ public protocol SteerableSession: AnyObject, Sendable {
     func observeState(_ observer: @escaping @Sendable (TranscriptionSessionState) -> Void)
     /// Calls `observer` with every level-meter reading (stream time, reading).
     func observeLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading) -> Void)
+    /// Calls `observer` with every level-meter reading and whose audio it measures (a call participant, a
+    /// source's `speaker`; nil for neither). Default: `observeLevels`'s readings, without a speaker.
+    func observeSpeakerLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading, _ speaker: String?) -> Void)
+    /// Calls `observer` with who is in the call (connected or not, muted or not) on every change: a participant
+    /// joining, leaving, muting. Default: never (a session that is not a call).
+    func observeParticipants(_ observer: @escaping @Sendable ([ParticipantPresence]) -> Void)
+}
+
+extension SteerableSession {
+    public func observeSpeakerLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading, _ speaker: String?) -> Void) {
+        observeLevels { time, reading in observer(time, reading, nil) }
+    }
+
+    public func observeParticipants(_ observer: @escaping @Sendable ([ParticipantPresence]) -> Void) {}
+}
+
+/// One participant of a call as viewers see them: whether they are connected now and whether they muted.
+public struct ParticipantPresence: Sendable, Equatable {
+    public var name: String
+    public var connected: Bool
+    public var muted: Bool
+
+    public init(name: String, connected: Bool, muted: Bool) {
+        self.name = name
+        self.connected = connected
+        self.muted = muted
+    }
 }

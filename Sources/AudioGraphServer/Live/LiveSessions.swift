@@ -30,7 +30,8 @@ public final class LiveSessions: Sendable {
         let live = add(id: id, room: room, participants: participants, controller: LiveSessionController(session: session))
         session.observeCaptions { caption in live.publish(caption) }
         session.observeState { state in live.publishState(state) }
-        session.observeLevels { time, reading in live.publishLevel(time: time, level: reading.level) }
+        session.observeSpeakerLevels { time, reading, speaker in live.publishLevel(time: time, level: reading.level, speaker: speaker) }
+        session.observeParticipants { participants in live.publishParticipants(participants) }
         return live
     }
 
@@ -83,8 +84,10 @@ public final class LiveSession: Sendable {
         var ended = false
         /// The data of the newest `state` event.
         var lastState: String?
-        /// The stream time of the last level event sent.
-        var lastLevelTime: Double?
+        /// The stream time of the last level event sent, per speaker ("" for none).
+        var lastLevelTime: [String: Double] = [:]
+        /// The data of the newest `participants` event (a call).
+        var lastParticipants: String?
     }
 
     private let state = Mutex(State())
@@ -105,6 +108,7 @@ public final class LiveSession: Sendable {
         let ended = state.withLock { state -> Bool in
             guard !state.ended else { return true }
             if let data = state.lastState { stream.send(event: "state", data: data) }
+            if let data = state.lastParticipants { stream.send(event: "participants", data: data) }
             for event in state.onScreen { stream.send(event: "caption", id: event.id, data: event.data) }
             state.viewers.append(stream)
             return false
@@ -136,18 +140,37 @@ public final class LiveSession: Sendable {
     /// At most this many level events a second reach viewers (by stream time): a meter needs no more.
     public static let levelsPerSecond = 10.0
 
-    /// Sends a level-meter reading (`event: level`, `{"time":…,"level":0…1}`) to every viewer, at most
-    /// `levelsPerSecond` a second of stream time; nothing is kept for later viewers.
-    public func publishLevel(time: Double, level: Double) {
+    /// Sends a level-meter reading (`event: level`, `{"time":…,"level":0…1}`, and `"speaker"` when the reading
+    /// is of a call participant's or a named source's audio) to every viewer, at most `levelsPerSecond` a second
+    /// of stream time per speaker; nothing is kept for later viewers.
+    public func publishLevel(time: Double, level: Double, speaker: String? = nil) {
         state.withLock { state in
             guard !state.ended else { return }
-            if let last = state.lastLevelTime, time - last < 1 / Self.levelsPerSecond, time >= last { return }
-            state.lastLevelTime = time
+            let key = speaker ?? ""
+            if let last = state.lastLevelTime[key], time - last < 1 / Self.levelsPerSecond, time >= last { return }
+            state.lastLevelTime[key] = time
             state.viewers.removeAll { $0.isClosed }
             guard !state.viewers.isEmpty else { return }
             let rounded = (level * 1000).rounded() / 1000
-            let data = JSONWriter.compact(.object(["time": .number((time * 1000).rounded() / 1000), "level": .number(rounded)]))
+            var object: JSONObject = ["time": .number((time * 1000).rounded() / 1000), "level": .number(rounded)]
+            if let speaker { object["speaker"] = .string(speaker) }
+            let data = JSONWriter.compact(.object(object))
             for viewer in state.viewers { viewer.send(event: "level", data: data) }
+        }
+    }
+
+    /// Sends who is in the call (`event: participants`, `{"participants":[{"name","connected","muted"}]}`) to
+    /// every viewer; a viewer who joins later gets the newest first, after the state.
+    public func publishParticipants(_ participants: [ParticipantPresence]) {
+        let list = participants.map { presence -> JSONValue in
+            .object(["name": .string(presence.name), "connected": .bool(presence.connected), "muted": .bool(presence.muted)])
+        }
+        let data = JSONWriter.compact(.object(["participants": .array(list)]))
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.lastParticipants = data
+            state.viewers.removeAll { $0.isClosed }
+            for viewer in state.viewers { viewer.send(event: "participants", data: data) }
         }
     }
 

@@ -26,7 +26,11 @@ public final class TranscriptionSession: SteerableSession {
     private let state: Mutex<(transcribing: Bool, captionsOn: Bool, language: String)>
     private let captionObservers = Mutex<[@Sendable (LiveCaption) -> Void]>([])
     private let stateObservers = Mutex<[@Sendable (TranscriptionSessionState) -> Void]>([])
-    private let levelObservers = Mutex<[@Sendable (_ time: Double, _ reading: LevelReading) -> Void]>([])
+    private let levelObservers = Mutex<[@Sendable (_ time: Double, _ reading: LevelReading, _ speaker: String?) -> Void]>([])
+    private let participantObservers = Mutex<[@Sendable ([ParticipantPresence]) -> Void]>([])
+    /// A call's participants, in the order they first joined: open connections (a reconnect may overlap the
+    /// end of the previous one) and whether they muted.
+    private let roster = Mutex<(order: [String], entries: [String: (connections: Int, muted: Bool)])>(([], [:]))
 
     /// Wraps a built graph; its `session` block gives the settings.
     public init(graph: Graph, clock: any MediaClock = SystemClock(), options: RunOptions = RunOptions()) {
@@ -114,12 +118,46 @@ public final class TranscriptionSession: SteerableSession {
     /// Calls `observer` with every level-meter reading (stream time, reading), on the graph's thread: keep it
     /// quick. Levels flow whatever transcription does (the meter never pauses).
     public func observeLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading) -> Void) {
+        levelObservers.withLock { $0.append { time, reading, _ in observer(time, reading) } }
+    }
+
+    /// Calls `observer` with every level-meter reading and whose audio it measures (a call participant, a
+    /// source's `speaker`; nil for neither), on the graph's thread: keep it quick.
+    public func observeSpeakerLevels(_ observer: @escaping @Sendable (_ time: Double, _ reading: LevelReading, _ speaker: String?) -> Void) {
         levelObservers.withLock { $0.append(observer) }
+    }
+
+    /// Calls `observer` with the call's participants (in the order they first joined) each time one joins,
+    /// leaves, mutes or unmutes, on the thread that changed it: keep it quick.
+    public func observeParticipants(_ observer: @escaping @Sendable ([ParticipantPresence]) -> Void) {
+        participantObservers.withLock { $0.append(observer) }
+    }
+
+    /// Who is in the call now.
+    public var participants: [ParticipantPresence] {
+        roster.withLock { roster in
+            roster.order.map { name in
+                let entry = roster.entries[name] ?? (0, false)
+                return ParticipantPresence(name: name, connected: entry.connections > 0, muted: entry.muted)
+            }
+        }
+    }
+
+    private func updateRoster(_ name: String, _ change: (inout (connections: Int, muted: Bool)) -> Void) {
+        roster.withLock { roster in
+            if roster.entries[name] == nil {
+                roster.order.append(name)
+                roster.entries[name] = (0, false)
+            }
+            change(&roster.entries[name]!)
+        }
+        let now = participants
+        for observer in participantObservers.withLock({ $0 }) { observer(now) }
     }
 
     private func observeCaption(_ event: Event) {
         if case .level(let reading) = event.payload {
-            for observer in levelObservers.withLock({ $0 }) { observer(event.time, reading) }
+            for observer in levelObservers.withLock({ $0 }) { observer(event.time, reading, event.speaker) }
             return
         }
         guard case .transcript(let update) = event.payload, captionsVisible else { return }
@@ -154,7 +192,21 @@ public final class TranscriptionSession: SteerableSession {
     /// `GraphRuntime.addParticipant`.
     @discardableResult
     public func addParticipant(_ feed: ParticipantAudioFeed) throws(GraphError) -> GraphRuntime.ParticipantBranch {
-        try runtime.addParticipant(feed)
+        let branch = try runtime.addParticipant(feed)
+        let name = feed.participant
+        updateRoster(name) { entry in
+            entry.connections += 1
+            entry.muted = feed.isMuted
+        }
+        feed.observeMuted { [weak self] muted in self?.updateRoster(name) { $0.muted = muted } }
+        Task { [weak self] in
+            _ = await branch.waitUntilEnded()
+            self?.updateRoster(name) { entry in
+                entry.connections -= 1
+                if entry.connections == 0 { entry.muted = false }
+            }
+        }
+        return branch
     }
 
     /// Ends the call: no one joins any more; the run ends once every participant's branch has.

@@ -16,8 +16,9 @@ struct JoinCallBrowserTests {
                      "participants": ["alice", "bob"]},
          "participant": {
            "nodes": {"in": {"type": "participant-source"}, "rs": {"type": "resampler", "sampleRate": 16000, "channels": 1},
-                     "vad": {"type": "vad"}, "asr": {"type": "recognizer", "engine": "pocketsphinx"}},
-           "links": ["in -> rs -> vad -> asr -> store"]},
+                     "vad": {"type": "vad"}, "asr": {"type": "recognizer", "engine": "pocketsphinx"},
+                     "level": {"type": "level-meter"}},
+           "links": ["in -> rs -> level -> vad -> asr -> store"]},
          "nodes": {"store": {"type": "transcript-store", "path": "out/t.sqlite"}},
          "links": []}
         """
@@ -94,6 +95,14 @@ struct JoinCallBrowserTests {
                 _ = name
             }
 
+            // The viewer lists both, connected, and shows each one's level (the server's level-meter readings).
+            try await viewer.waitUntil("""
+                ['alice', 'bob'].every((name) => document.querySelector(`#participants li[data-participant="${name}"][data-connected="true"]`))
+                """, timeout: 30, diagnostics: "document.getElementById('participants').outerHTML")
+            try await viewer.waitUntil("""
+                [...document.querySelectorAll('#participants meter')].some((meter) => meter.value > 0.2)
+                """, timeout: 60, interval: .milliseconds(100), diagnostics: "document.getElementById('participants').outerHTML")
+
             // Both speakers' finals reach the viewer, labelled, Alice's before Bob's.
             try await viewer.waitUntil("""
                 (() => {
@@ -114,12 +123,25 @@ struct JoinCallBrowserTests {
             }, uniquingKeysWith: { first, _ in first })
             #expect(colours["alice"] != nil && colours["alice"] != colours["bob"], "a colour of their own: \(colours)")
 
+            // Alice mutes: the viewer sees it; she unmutes.
+            try await browsers[1].click("#mute")
+            #expect(try await browsers[1].evaluate("document.getElementById('mute').getAttribute('aria-pressed')") == "true")
+            try await viewer.waitUntil("document.querySelector('#participants li[data-participant=\"alice\"]').dataset.muted === 'true'",
+                                       diagnostics: "document.getElementById('participants').outerHTML")
+            #expect(try await viewer.evaluate("document.querySelector('#participants li[data-participant=\"alice\"] .presence').textContent") == "muted")
+            try await browsers[1].click("#mute")
+            try await viewer.waitUntil("document.querySelector('#participants li[data-participant=\"alice\"]').dataset.muted === 'false'",
+                                       diagnostics: "document.getElementById('participants').outerHTML")
+
             // Leave: the microphone is released and the call panel goes back to "Join with microphone".
             for browser in browsers.dropFirst() {
                 try await browser.click("#leave")
                 try await browser.waitUntil("document.getElementById('call').dataset.state === 'idle'")
                 #expect(try await browser.evaluate("document.getElementById('join').hidden") == .bool(false))
             }
+            try await viewer.waitUntil("""
+                [...document.querySelectorAll('#participants li')].map((li) => li.dataset.connected).join() === 'false,false'
+                """, diagnostics: "document.getElementById('participants').outerHTML")
             let violations = browsers.flatMap { $0.browserLog() }.filter { $0.contains("Content Security Policy") }
             #expect(violations.isEmpty, "\(violations)")
         } catch {

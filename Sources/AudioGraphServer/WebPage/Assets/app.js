@@ -131,6 +131,7 @@ function logout({ keepStatus = false } = {}) {
   for (const id of ['live-sessions', 'calls', 'transcripts', 'utterances']) resetList($(id));
   clearCaptions();
   clearControls();
+  clearParticipants();
   $('captions').dataset.state = 'idle';
   delete $('captions').dataset.session;
   showView('login');
@@ -228,6 +229,50 @@ function clearCaptions() {
 function colourOf(speaker) {
   if (!state.speakers.has(speaker)) state.speakers.set(speaker, state.speakers.size % 8);
   return String(state.speakers.get(speaker));
+}
+
+// MARK: a call's participants: who is connected, who muted, and a level bar each (the server's readings)
+
+function renderParticipants(participants) {
+  const list = $('participants');
+  const items = participants.filter((p) => p && typeof p.name === 'string').map((presence) => {
+    let item = [...list.children].find((child) => child.dataset.participant === presence.name);
+    if (!item) {
+      item = document.createElement('li');
+      item.dataset.participant = presence.name;
+      const name = document.createElement('span');
+      name.className = 'speaker';
+      name.dataset.colour = colourOf(presence.name);
+      name.textContent = presence.name;
+      const status = document.createElement('span');
+      status.className = 'presence';
+      const level = document.createElement('meter');
+      level.className = 'level';
+      level.min = 0;
+      level.max = 1;
+      level.value = 0;
+      level.setAttribute('aria-label', presence.name + ' level');
+      item.append(name, ' ', status, level);
+    }
+    item.dataset.connected = String(Boolean(presence.connected));
+    item.dataset.muted = String(Boolean(presence.muted));
+    item.querySelector('.presence').textContent = !presence.connected ? 'left' : presence.muted ? 'muted' : '';
+    if (!presence.connected || presence.muted) item.querySelector('meter').value = 0;
+    return item;
+  });
+  list.replaceChildren(...items);
+  list.hidden = items.length === 0;
+}
+
+function showSpeakerLevel(reading) {
+  if (typeof reading.level !== 'number' || !isFinite(reading.level)) return;
+  const item = [...$('participants').children].find((child) => child.dataset.participant === reading.speaker);
+  if (item && item.dataset.connected === 'true') item.querySelector('meter').value = Math.max(0, Math.min(1, reading.level));
+}
+
+function clearParticipants() {
+  $('participants').replaceChildren();
+  $('participants').hidden = true;
 }
 
 // MARK: steering (only the controls the session shows exist on the page)
@@ -432,6 +477,7 @@ async function watch(id) {
   if (state.call !== null && state.call.session !== id) leave();
   stopStream();
   state.speakers.clear();
+  clearParticipants();
   const controller = new AbortController();
   state.stream = controller;
   const box = $('captions');
@@ -455,9 +501,18 @@ async function watch(id) {
       applyCaption(caption);
     } else if (event.type === 'level') {
       try {
-        showLevel(JSON.parse(event.data));
+        const reading = JSON.parse(event.data);
+        if (typeof reading.speaker === 'string') showSpeakerLevel(reading);
+        else showLevel(reading);
       } catch (error) {
         setStatus('a level event that is not JSON: ' + describe(error), 'error');
+      }
+    } else if (event.type === 'participants') {
+      try {
+        const answer = JSON.parse(event.data);
+        renderParticipants(Array.isArray(answer.participants) ? answer.participants : []);
+      } catch (error) {
+        setStatus('a participants event that is not JSON: ' + describe(error), 'error');
       }
     } else if (event.type === 'state') {
       try {
@@ -470,6 +525,7 @@ async function watch(id) {
       clearControls();
       leave('The call ended.');
       updateCallPanel();
+      clearParticipants();
       setStatus('The session ' + id + ' ended.');
       // What it stored is in the stored list now; it is no longer live.
       loadCalls(state.callsPage);
