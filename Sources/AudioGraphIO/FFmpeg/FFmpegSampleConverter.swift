@@ -57,8 +57,10 @@ final class FFmpegSampleConverter {
         return Int(converted)
     }
 
-    /// Frees the swresample context. Idempotent.
+    /// Frees the swresample context. Idempotent; calls into FFmpeg only when there is something to free (so a
+    /// converter made before FFmpeg was found missing goes away quietly).
     func close() {
+        guard resampler != nil || resamplerInput != nil else { return }
         swr_free(&resampler)
         if var layout = resamplerInput?.layout { av_channel_layout_uninit(&layout) }
         resamplerInput = nil

@@ -89,6 +89,9 @@ final class RTPReceiver {
     init(path: String, session: RTPSessionDescription, sampleRate: Int, channels: Int, timeout: Double,
          startTimeout: Double?, reorderQueueSize: Int?, cancellation: CancellationFlag,
          configuration: NodeConfiguration) throws(GraphError) {
+        if let reason = FFmpeg.unavailableReason {
+            throw configuration.error("cannot receive RTP: \(reason)", parameter: "sdp", code: .unavailable)
+        }
         FFmpeg.configureLogging()
         self.path = path
         self.session = session
@@ -98,9 +101,6 @@ final class RTPReceiver {
         timeline = RTPTimeline(tolerance: 0.005, maximumGap: timeout)
         watchdog = RTPWatchdog(cancellation: cancellation)
         converter = FFmpegSampleConverter(sampleRate: sampleRate, channels: channels, path: path)
-        if let reason = FFmpeg.unavailableReason {
-            throw configuration.error("cannot receive RTP: \(reason)", parameter: "sdp", code: .unavailable)
-        }
         watchdog.restart(seconds: startTimeout)
 
         var succeeded = false

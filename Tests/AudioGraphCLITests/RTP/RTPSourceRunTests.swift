@@ -1,6 +1,7 @@
 import AudioGraph
 import AudioGraphTestKit
 import Foundation
+import Synchronization
 import Testing
 
 /// `audiograph run` with an `rtp-source`, end to end: speech sent by `ffmpeg -re … -f rtp` as Opus (what Janus
@@ -9,6 +10,11 @@ import Testing
 /// that last sentence finalized and stored.
 @Suite("audiograph run: rtp-source")
 struct RTPSourceRunTests {
+    /// Set when a run in the background has exited.
+    final class RunEnded: Sendable {
+        let flag = Atomic<Bool>(false)
+    }
+
     @Test("speech over RTP: the final carries the speaker, is stored, and the run ends after the timeout")
     func speechOverRTP() async throws {
         let dir = try TemporaryFolder()
@@ -37,9 +43,20 @@ struct RTPSourceRunTests {
               "links": ["phone -> rs -> vad -> asr -> store"]
             }
             """)
-        let run = Task { try await Harness.audiograph(["run", "rtp.json", "--events", "jsonl", "--quiet"], in: dir) }
-        // The run listens before the sender starts: no packet is lost to a socket not yet bound.
-        try await eventually("rtp-source to bind UDP port \(port)") { UDPPorts.isInUse(port) }
+        let ended = RunEnded()
+        let run = Task {
+            defer { ended.flag.store(true, ordering: .releasing) }
+            return try await Harness.audiograph(["run", "rtp.json", "--events", "jsonl", "--quiet"], in: dir)
+        }
+        // The run listens before the sender starts: no packet is lost to a socket not yet bound. (A run that
+        // ended instead, failing, is reported with its output.)
+        try await eventually("rtp-source to bind UDP port \(port)", timeout: Harness.timeout) {
+            UDPPorts.isInUse(port) || ended.flag.load(ordering: .acquiring)
+        }
+        if ended.flag.load(ordering: .acquiring) {
+            Issue.record("the run ended before a packet was sent: \(try await run.value)")
+            return
+        }
 
         let speech = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("AudioGraphSpeechTests/Fixtures/goforward.wav")
@@ -75,5 +92,36 @@ struct RTPSourceRunTests {
         let stored = try records.flatMap { try #require(try store.detail(tid: $0.tid)).utterances }
         #expect(stored.map(\.text) == finals.compactMap { $0["text"] as? String })
         #expect(stored.last?.speaker == "Alice")
+    }
+
+    /// Without FFmpeg's libraries (a broken libavutil first in `LD_LIBRARY_PATH`), `validate` still reads the SDP
+    /// (it needs no FFmpeg) and `run` fails before any audio with exit 69 at the node's `sdp`, saying what to install.
+    @Test("without FFmpeg: validate passes, run fails with exit 69 saying what to install")
+    func withoutFFmpeg() async throws {
+        let dir = try TemporaryFolder()
+        try dir.write("phone.sdp", "v=0\nc=IN IP4 127.0.0.1\nm=audio \(UDPPorts.freePair()) RTP/AVP 0\n")
+        try dir.write("rtp.json", """
+            {
+              "version": 1,
+              "nodes": {
+                "phone": { "type": "rtp-source", "sdp": "phone.sdp" },
+                "out":   { "type": "wav-sink", "path": "out.wav" }
+              },
+              "links": ["phone -> out"]
+            }
+            """)
+        try FileManager.default.createDirectory(at: dir.url.appendingPathComponent("lib"), withIntermediateDirectories: false)
+        let avutil = try FFmpegLoadingTests.systemLibrary("libavutil")
+        try dir.write("lib/\(avutil)", "")
+        let environment = ProcessInfo.processInfo.environment.merging(
+            ["LD_LIBRARY_PATH": dir.url.appendingPathComponent("lib").path]) { $1 }
+
+        let validate = try await Harness.run(Harness.binary(), ["validate", "rtp.json"], in: dir, environment: environment)
+        #expect(validate.status == 0, "\(validate)")
+        let run = try await Harness.run(Harness.binary(), ["run", "rtp.json", "--quiet"], in: dir, environment: environment)
+        expectError(run, exit: 69, at: "nodes.phone.sdp")
+        #expect(run.stderr.contains("cannot receive RTP: cannot load FFmpeg's \(avutil)"), "\(run)")
+        #expect(run.stderr.contains("install FFmpeg's libraries (Debian: libavutil"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("out.wav")))
     }
 }
