@@ -27,7 +27,9 @@ public final class RTPSourceNode: SourceNode {
         doc: "Channels sent downstream. Default: the SDP's (Opus: 2).")
     static let reorderQueueSize = Parameter<Int?>.integer("reorderQueueSize", range: 0...10_000,
         doc: "Packets FFmpeg's RTP demuxer holds to put reordered packets back in order (its "
-            + "`reorder_queue_size`; 0 turns reordering off). Default: FFmpeg's (500).")
+            + "`reorder_queue_size`). Default: FFmpeg's (500). 0 turns reordering off, so that a sender that "
+            + "restarts (new sequence numbers) is taken at once: with a queue, FFmpeg drops a restarted sender's "
+            + "packets numbered below the last one's, and the stream ends after `timeout`.")
 
     public static let descriptor = NodeDescriptor(
         type: "rtp-source",
@@ -115,11 +117,16 @@ public final class RTPSourceNode: SourceNode {
             return .more
         case .timedOut, .cancelled:
             let timeline = receiver.timeline
-            if timeline.concealedGaps > 0 || timeline.discontinuities > 0 {
-                context.warn("filled \(timeline.concealedGaps) gap(s) of lost RTP packets with "
-                    + "\(Int((timeline.concealedSeconds * 1000).rounded())) ms of silence; "
-                    + "\(timeline.discontinuities) timestamp jump(s) taken as a restarted sender")
+            var notes: [String] = []
+            if timeline.concealedGaps > 0 {
+                notes.append("filled \(timeline.concealedGaps) gap(s) of lost RTP packets with "
+                    + "\(Int((timeline.concealedSeconds * 1000).rounded())) ms of silence")
             }
+            if timeline.discontinuities > 0 {
+                notes.append("\(timeline.discontinuities) RTP timestamp jump(s) taken as a restarted sender "
+                    + "(nothing inserted)")
+            }
+            if !notes.isEmpty { context.warn(notes.joined(separator: "; ")) }
             return .finished
         }
     }
