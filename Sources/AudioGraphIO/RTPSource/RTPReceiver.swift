@@ -150,7 +150,9 @@ final class RTPReceiver {
         streamIndex = rc
         timeBase = stream.pointee.time_base
         codec = avcodec_alloc_context3(decoder)
-        guard let codec else { throw configuration.error("cannot receive RTP: out of memory", parameter: "sdp", code: .io) }
+        guard let codec else {
+            throw configuration.error("cannot receive RTP: out of memory", parameter: "sdp", code: .io)
+        }
         rc = avcodec_parameters_to_context(codec, stream.pointee.codecpar)
         if rc >= 0 {
             codec.pointee.pkt_timebase = stream.pointee.time_base
@@ -171,6 +173,7 @@ final class RTPReceiver {
 
     /// Whether UDP port `port` is taken (binding it fails with EADDRINUSE): the port, or nil.
     static func portInUse(_ port: Int) -> Int? {
+        guard (1...65535).contains(port) else { return nil }
         let socket = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard socket >= 0 else { return nil }
         defer { Glibc.close(socket) }
@@ -179,7 +182,9 @@ final class RTPReceiver {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = INADDR_ANY
         let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return rc != 0 && errno == EADDRINUSE ? port : nil
     }

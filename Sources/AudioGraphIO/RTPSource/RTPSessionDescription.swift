@@ -60,14 +60,19 @@ struct RTPSessionDescription: Equatable, Sendable {
             case "c":
                 // c=IN IP4 127.0.0.1 — the session's, or the audio section's (which wins).
                 let fields = value.split(separator: " ")
-                guard fields.count >= 3 else { throw Malformed(reason: "\"c=\(value)\" needs a network, type and address") }
+                guard fields.count >= 3 else {
+                    throw Malformed(reason: "\"c=\(value)\" needs a network, type and address")
+                }
                 if !inOtherSection { address = String(fields[2].split(separator: "/")[0]) }
             case "m":
                 let fields = value.split(separator: " ")
                 inOtherSection = media != nil || fields.first != "audio"
                 if inOtherSection { continue }
-                guard fields.count >= 4, let port = Int(fields[1].split(separator: "/")[0]), (1...65535).contains(port)
-                else { throw Malformed(reason: "\"m=\(value)\" needs a port (1-65535), a protocol and payload types") }
+                guard fields.count >= 4, let port = Int(fields[1].split(separator: "/")[0]), (1...65534).contains(port)
+                else {
+                    throw Malformed(reason: "\"m=\(value)\" needs a port (1-65534: RTCP takes the next one), a "
+                        + "protocol and payload types")
+                }
                 guard fields[2].hasPrefix("RTP/") else {
                     throw Malformed(reason: "\"m=\(value)\" is not RTP (protocol \(fields[2]))")
                 }

@@ -70,7 +70,8 @@ public final class RTPSourceNode: SourceNode {
         do {
             session = try RTPSessionDescription(parsing: String(decoding: data, as: UTF8.self))
         } catch {
-            throw configuration.error("\(path) is not an SDP file rtp-source can use: \(error.reason)", parameter: "sdp")
+            throw configuration.error("\(path) is not an SDP file rtp-source can use: \(error.reason)",
+                                      parameter: "sdp")
         }
         format = AudioFormat(sampleRate: configuration[Self.sampleRate] ?? session.clockRate,
                              channels: configuration[Self.channels] ?? session.channels)
@@ -106,8 +107,8 @@ public final class RTPSourceNode: SourceNode {
         switch try receiver.next(node: context.nodeID) {
         case .audio(let frames, let silence):
             if silence > 0 {
-                context.emit(AudioBuffer(format: format, samples: [Float](repeating: 0, count: silence * format.channels),
-                                         position: position))
+                let zeros = [Float](repeating: 0, count: silence * format.channels)
+                context.emit(AudioBuffer(format: format, samples: zeros, position: position))
                 position += Int64(silence)
             }
             if frames > 0 {

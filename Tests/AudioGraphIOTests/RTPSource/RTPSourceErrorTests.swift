@@ -50,7 +50,12 @@ import Glibc
         ("s=x\nc=IN IP4 127.0.0.1\nm=audio 5004 RTP/AVP 0\n", "no \"v=0\" line: this is not an SDP file"),
         ("v=0\nc=IN IP4 127.0.0.1\nm=video 5004 RTP/AVP 96\n", "no audio (\"m=audio <port> RTP/AVP <payload types>\" line)"),
         ("v=0\nm=audio 5004 RTP/AVP 0\n", "no connection address (\"c=IN IP4 <address>\" line)"),
-        ("v=0\nc=IN IP4 127.0.0.1\nm=audio 99999 RTP/AVP 0\n", "\"m=audio 99999 RTP/AVP 0\" needs a port (1-65535), a protocol and payload types"),
+        ("v=0\nc=IN IP4 127.0.0.1\nm=audio 99999 RTP/AVP 0\n", "\"m=audio 99999 RTP/AVP 0\" needs a port (1-65534: RTCP takes the next one), a protocol and payload types"),
+        ("v=0\nc=IN IP4 127.0.0.1\nm=audio 5004 udp 0\n", "\"m=audio 5004 udp 0\" is not RTP (protocol udp)"),
+        ("v=0\nc=IN IP4 127.0.0.1\nm=audio 5004 RTP/AVP opus\n",
+         "\"m=audio 5004 RTP/AVP opus\" has a payload type that is not a number from 0 to 127"),
+        ("v=0\nc=IN IP4\nm=audio 5004 RTP/AVP 0\n", "\"c=IN IP4\" needs a network, type and address"),
+        ("v=0\nc=IN IP4 127.0.0.1\nm=audio 65535 RTP/AVP 0\n", "\"m=audio 65535 RTP/AVP 0\" needs a port (1-65534: RTCP takes the next one), a protocol and payload types"),
         ("v=0\nc=IN IP4 127.0.0.1\nm=audio 5004 RTP/AVP 97\na=rtpmap:97 opus\n", "\"a=rtpmap:97 opus\" should read rtpmap:<payload> <codec>/<rate>[/<channels>]"),
     ])
     func malformed(text: String, reason: String) throws {
