@@ -14,6 +14,7 @@ extension NodeRegistry {
             FileSourceNode.self,
             ParticipantSourceNode.self,
             MicSourceNode.self,
+            RTPSourceNode.self,
             ResamplerNode.self,
             LevelMeterNode.self,
             MixerNode.self,

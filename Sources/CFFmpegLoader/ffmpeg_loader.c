@@ -82,9 +82,11 @@ const char *audiograph_ffmpeg_library(int index) {
       (AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb, int related_stream, \
        const AVCodec **decoder_ret, int flags), \
       (ic, type, wanted_stream_nb, related_stream, decoder_ret, flags)) \
+    X(AVFORMAT, const AVInputFormat *, av_find_input_format, (const char *short_name), (short_name)) \
     X(AVFORMAT, int, av_interleaved_write_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt)) \
     X(AVFORMAT, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt)) \
     X(AVFORMAT, int, av_write_trailer, (AVFormatContext *s), (s)) \
+    X(AVFORMAT, AVFormatContext *, avformat_alloc_context, (void), ()) \
     X(AVFORMAT, int, avformat_alloc_output_context2, \
       (AVFormatContext **ctx, const AVOutputFormat *oformat, const char *format_name, const char *filename), \
       (ctx, oformat, format_name, filename)) \

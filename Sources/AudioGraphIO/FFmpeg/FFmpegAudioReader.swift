@@ -34,13 +34,10 @@ public final class FFmpegAudioReader {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private let streamIndex: Int32
 
-    /// swresample context converting decoded frames to interleaved float at `sampleRate`/`channels`, and the
-    /// input it was set up for (rebuilt if the decoder's output changes mid-stream).
-    private var resampler: OpaquePointer?
-    private var resamplerInput: (format: Int32, rate: Int32, layout: AVChannelLayout)?
+    /// Converts decoded frames to interleaved float at `sampleRate`/`channels`.
+    private let converter: FFmpegSampleConverter
 
-    /// Decoded, converted frames not yet handed out: `pending[pendingStart ..< pendingEnd]` (in frames).
-    private var pending: [Float] = []
+    /// Decoded, converted frames not yet handed out: `converter.output[pendingStart ..< pendingEnd]` (in frames).
     private var pendingStart = 0
     private var pendingEnd = 0
     /// Frames still to drop at the start.
@@ -75,6 +72,7 @@ public final class FFmpegAudioReader {
         frameCount = opened.frameCount
         framesToSkip = opened.primingFrames
         framesRemaining = opened.exactLength ? opened.frameCount : nil
+        converter = FFmpegSampleConverter(sampleRate: opened.sampleRate, channels: opened.channels, path: path)
     }
 
     deinit { close() }
@@ -196,7 +194,7 @@ public final class FFmpegAudioReader {
         while written < maxFrames {
             if pendingStart < pendingEnd {
                 let count = min(maxFrames - written, pendingEnd - pendingStart)
-                pending.withUnsafeBufferPointer { source in
+                converter.output.withUnsafeBufferPointer { source in
                     (destination + written * channels).update(from: source.baseAddress! + pendingStart * channels,
                                                               count: count * channels)
                 }
@@ -211,9 +209,7 @@ public final class FFmpegAudioReader {
 
     /// Closes the file and frees the decoder. Safe to call more than once; also done by deinit.
     public func close() {
-        swr_free(&resampler)
-        if var layout = resamplerInput?.layout { av_channel_layout_uninit(&layout) }
-        resamplerInput = nil
+        converter.close()
         avcodec_free_context(&codecContext)
         av_frame_free(&frame)
         av_packet_free(&packet)
@@ -222,7 +218,7 @@ public final class FFmpegAudioReader {
 
     // MARK: Decoding
 
-    /// Decodes until `pending` holds frames (true) or the stream ends (false).
+    /// Decodes until converted frames are pending (true) or the stream ends (false).
     private func decodeMore() throws(FFmpegError) -> Bool {
         guard let codecContext, let frame else { return false }
         while !finished {
@@ -232,7 +228,7 @@ public final class FFmpegAudioReader {
                 if try convert(frame) { return true }
             } else if rc == FFmpeg.endOfFile {
                 // A resampler that changes the rate holds a few frames back.
-                if resampler != nil, try convert(nil) { return true }
+                if converter.isPrepared, try convert(nil) { return true }
                 finished = true
             } else if rc == FFmpeg.again, !demuxerFinished {
                 try sendNextPacket()
@@ -271,29 +267,10 @@ public final class FFmpegAudioReader {
         }
     }
 
-    /// Converts a decoded frame (nil: what the resampler holds back) into `pending`, dropping priming and
+    /// Converts a decoded frame (nil: what the resampler holds back) for `read`, dropping priming and
     /// stopping at the container's end. True if frames are ready.
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>?) throws(FFmpegError) -> Bool {
-        if let frame { try prepareResampler(for: frame) }
-        guard let resampler else { return false }
-        let inputFrames = frame.map { Int32($0.pointee.nb_samples) } ?? 0
-        let capacity = Int(swr_get_out_samples(resampler, inputFrames))
-        guard capacity > 0 else { return false }
-        if pending.count < capacity * channels {
-            pending = [Float](repeating: 0, count: capacity * channels)
-        }
-        let converted = pending.withUnsafeMutableBytes { bytes -> Int32 in
-            var output: UnsafeMutablePointer<UInt8>? = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let input = frame.map {
-                UnsafeMutableRawPointer($0.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-            }
-            return swr_convert(resampler, &output, Int32(capacity), input, inputFrames)
-        }
-        guard converted >= 0 else {
-            throw FFmpegError(kind: .io, path: path,
-                              message: "cannot convert the audio of \(path): \(FFmpeg.errorText(converted))",
-                              code: converted)
-        }
+        let converted = try converter.convert(frame)
         var start = 0
         var end = Int(converted)
         if framesToSkip > 0 {
@@ -308,54 +285,5 @@ public final class FFmpegAudioReader {
         pendingStart = start
         pendingEnd = end
         return end > start
-    }
-
-    /// Sets up swresample for the frame's sample format, rate and layout (once, and again only if the decoder's
-    /// output changes): to interleaved float, `sampleRate`, `channels` — the layout kept as is when the channel
-    /// count matches, so nothing is remixed.
-    private func prepareResampler(for frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
-        if let current = resamplerInput, resampler != nil, current.format == frame.pointee.format,
-           current.rate == frame.pointee.sample_rate {
-            var layout = current.layout
-            if av_channel_layout_compare(&layout, &frame.pointee.ch_layout) == 0 { return }
-        }
-        swr_free(&resampler)
-        if var old = resamplerInput?.layout { av_channel_layout_uninit(&old) }
-        resamplerInput = nil
-
-        var inputLayout = AVChannelLayout()
-        if frame.pointee.ch_layout.nb_channels > 0 {
-            _ = av_channel_layout_copy(&inputLayout, &frame.pointee.ch_layout)
-        } else {
-            av_channel_layout_default(&inputLayout, Int32(channels))
-        }
-        if inputLayout.order == AV_CHANNEL_ORDER_UNSPEC {
-            let count = inputLayout.nb_channels
-            av_channel_layout_uninit(&inputLayout)
-            av_channel_layout_default(&inputLayout, count)
-        }
-        var outputLayout = AVChannelLayout()
-        if Int(inputLayout.nb_channels) == channels {
-            _ = av_channel_layout_copy(&outputLayout, &inputLayout)
-        } else {
-            av_channel_layout_default(&outputLayout, Int32(channels))
-        }
-        defer { av_channel_layout_uninit(&outputLayout) }
-        let inputRate = frame.pointee.sample_rate > 0 ? frame.pointee.sample_rate : Int32(sampleRate)
-        var rc = swr_alloc_set_opts2(&resampler, &outputLayout, AV_SAMPLE_FMT_FLT, Int32(sampleRate),
-                                     &inputLayout, AVSampleFormat(rawValue: frame.pointee.format), inputRate, 0, nil)
-        if rc >= 0 { rc = swr_init(resampler) }
-        guard rc >= 0 else {
-            swr_free(&resampler)
-            av_channel_layout_uninit(&inputLayout)
-            resamplerInput = nil
-            throw FFmpegError(kind: .io, path: path,
-                              message: "cannot convert the audio of \(path): \(FFmpeg.errorText(rc))", code: rc)
-        }
-        av_channel_layout_uninit(&inputLayout)
-        // Kept as the frame had it, to compare with the next frames.
-        var key = AVChannelLayout()
-        _ = av_channel_layout_copy(&key, &frame.pointee.ch_layout)
-        resamplerInput = (frame.pointee.format, frame.pointee.sample_rate, key)
     }
 }
