@@ -84,6 +84,28 @@ final class BlockTranscriberNode: AudioNode {
         #expect(throws: GraphError.self) { try runtime.addParticipant(ParticipantAudioFeed(participant: "late", format: AudioFormat(sampleRate: 16000, channels: 1))) }
     }
 
+    /// Issue 36, item 3: a participant who reconnects gets a new branch whose recognizer numbers its segments
+    /// from 1 again; their segments stay apart from the first branch's, so neither the captions nor the store
+    /// take the new sentence for one already shown.
+    @Test func aReconnectedParticipantsSegmentsDoNotCollide() async throws {
+        let graph = try buildGraph(Self.call)
+        let runtime = GraphRuntime(graph: graph, clock: ManualClock())
+        let (_, result) = runtime.start()
+        try await runtime.waitUntilStarted()
+        for frames in [1600, 800] {
+            let alice = ParticipantAudioFeed(participant: "alice", format: AudioFormat(sampleRate: 16000, channels: 1))
+            let branch = try runtime.addParticipant(alice)
+            #expect(alice.write([Float](repeating: 0.1, count: frames)))
+            alice.close()
+            #expect(await branch.waitUntilEnded() == nil)
+        }
+        runtime.endCall()
+        _ = try await result.value
+        let finals = Self.transcripts(recorder(graph, "out"))
+        #expect(finals.map(\.segment) == [1, 1 + SpeakerLabel.segmentsPerBranch], "\(finals)")
+        #expect(finals.map(\.text) == ["1600 frames", "800 frames"])
+    }
+
     @Test func cancelEndsTheCallAndEveryBranch() async throws {
         let graph = try buildGraph(Self.call)
         let runtime = GraphRuntime(graph: graph, clock: ManualClock())

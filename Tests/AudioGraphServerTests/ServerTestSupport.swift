@@ -49,8 +49,9 @@ final class APIFixture: @unchecked Sendable {
         return key
     }
 
-    func get(_ path: String, query: [(String, String)] = [], token: String?, method: String = "GET") -> HTTPResponse {
-        var headers: [String: String] = [:]
+    func get(_ path: String, query: [(String, String)] = [], token: String?, method: String = "GET",
+             headers extra: [String: String] = [:]) -> HTTPResponse {
+        var headers = extra
         if let token { headers["authorization"] = "Bearer \(token)" }
         return api.handle(HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: headers))
     }

@@ -11,6 +11,8 @@ struct CallRoster {
     private(set) var sources: [RunningNode] = []
     /// Each branch's cancellation: a branch whose node failed stops alone; the call's `cancel` stops them all.
     private var flags: [ObjectIdentifier: CancellationFlag] = [:]
+    /// Branches each participant has had (a reconnection is a new branch).
+    private var branches: [String: Int] = [:]
     /// The last command of each steering kind (transcription, captions, language), in the order sent.
     private var steering: [(kind: String, command: ControlCommand)] = []
 
@@ -57,6 +59,14 @@ struct CallRoster {
     mutating func leave(_ source: RunningNode) {
         sources.removeAll { $0 === source }
         flags[ObjectIdentifier(source)] = nil
+    }
+
+    /// The segment base of `participant`'s next branch: 0 for their first, then `SpeakerLabel.segmentsPerBranch`
+    /// more for each reconnection.
+    mutating func nextSegmentBase(for participant: String) -> Int {
+        let count = branches[participant, default: 0]
+        branches[participant] = count + 1
+        return count * SpeakerLabel.segmentsPerBranch
     }
 
     /// Every branch's cancellation, to stop them all.

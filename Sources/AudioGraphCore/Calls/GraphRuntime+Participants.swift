@@ -74,12 +74,14 @@ extension GraphRuntime {
             nodes.append(running)
         }
         let shared = runningByID
+        let segmentBase = state.withLock { $0.call.nextSegmentBase(for: feed.participant) }
         for running in nodes {
             running.downstream = running.node.descriptor.outputs.indices.map { port in
                 (built.links + built.sharedLinks).filter { $0.from == running.id && $0.fromPort == port }
                     .compactMap { byID[$0.to] ?? shared[$0.to] }
             }
-            running.context = branchContext(for: running, speaker: feed.participant, cancellation: branch.cancellation)
+            running.context = branchContext(for: running, speaker: feed.participant, segmentBase: segmentBase,
+                                            cancellation: branch.cancellation)
         }
         guard let source = nodes.first(where: { $0.node.instance is any ParticipantFeedSource }),
               let feedSource = source.node.instance as? any ParticipantFeedSource else {
@@ -160,9 +162,10 @@ extension GraphRuntime {
 
     /// A branch node's context: the run's options and observers, the branch's own cancellation, and every
     /// transcript it makes labelled with the participant.
-    private func branchContext(for running: RunningNode, speaker: String, cancellation: CancellationFlag) -> NodeContext {
+    private func branchContext(for running: RunningNode, speaker: String, segmentBase: Int,
+                               cancellation: CancellationFlag) -> NodeContext {
         let (onEvent, onWarning) = observers
-        let label = SpeakerLabel(speaker)
+        let label = SpeakerLabel(speaker, segmentBase: segmentBase)
         return NodeContext(
             nodeID: running.id, inputFormat: running.node.inputFormat, outputFormat: running.node.outputFormat,
             inputKinds: running.node.inputKinds, clock: clock, options: runOptions, cancellation: cancellation,

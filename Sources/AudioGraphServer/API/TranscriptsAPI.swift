@@ -104,7 +104,9 @@ public final class TranscriptsAPI: Sendable {
             return try transcripts(of: rest[1], for: user, query: query)
         }
         if rest.count == 3, rest[0] == "sessions", rest[2] == "captions" {
-            return try captions(of: rest[1], for: user, head: request.method == "HEAD")
+            // A viewer that reconnects says the last event it got (EventSource does; so does the page).
+            let lastEventID = request.headers["last-event-id"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return try captions(of: rest[1], for: user, head: request.method == "HEAD", after: lastEventID)
         }
         if rest.count == 2, rest[0] == "transcripts" {
             if let format = TranscriptDownload.allCases.first(where: { rest[1].hasSuffix("." + $0.fileExtension) }) {
@@ -240,7 +242,7 @@ public final class TranscriptsAPI: Sendable {
         return .json(["user": .string(user), "sessions": .array(sessions)])
     }
 
-    private func captions(of sessionID: String, for user: String, head: Bool) throws(APIError) -> HTTPResponse {
+    private func captions(of sessionID: String, for user: String, head: Bool, after lastEventID: Int?) throws(APIError) -> HTTPResponse {
         guard !sessionID.trimmingCharacters(in: .whitespaces).isEmpty else { throw .sessionIDMissing }
         guard let session = live.session(id: sessionID, for: user) else { throw .notFound("no live session with this id") }
         let headers = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
@@ -248,7 +250,7 @@ public final class TranscriptsAPI: Sendable {
         if head { return HTTPResponse(status: 200, headers: headers) }
         let stream = EventStream()
         stream.send("retry: 2000\n\n")
-        session.subscribe(stream)
+        session.subscribe(stream, after: lastEventID)
         return HTTPResponse(status: 200, headers: headers, body: .events(stream))
     }
 

@@ -103,13 +103,16 @@ public final class LiveSession: Sendable {
         }
     }
 
-    /// Adds a viewer: it gets what is on screen now, then every later event.
-    public func subscribe(_ stream: EventStream) {
+    /// Adds a viewer: it gets what is on screen now, then every later event. A viewer reconnecting with the id
+    /// of the last caption event it got (`Last-Event-ID`) gets only those after it, so nothing is shown twice.
+    public func subscribe(_ stream: EventStream, after lastEventID: Int? = nil) {
         let ended = state.withLock { state -> Bool in
             guard !state.ended else { return true }
             if let data = state.lastState { stream.send(event: "state", data: data) }
             if let data = state.lastParticipants { stream.send(event: "participants", data: data) }
-            for event in state.onScreen { stream.send(event: "caption", id: event.id, data: event.data) }
+            for event in state.onScreen where event.id > (lastEventID ?? 0) {
+                stream.send(event: "caption", id: event.id, data: event.data)
+            }
             state.viewers.append(stream)
             return false
         }

@@ -50,6 +50,8 @@ struct JoinCallBrowserTests {
         return try await HeadlessChromium.launch(width: 1000, height: 800, commandTimeout: 60, extraArguments: arguments)
     }
 
+    static let cutProxy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("cut_proxy.py").path
+
     static let captionsByFinal = """
         [...document.querySelectorAll('#captions .caption.final')].map((e) => ({speaker: e.dataset.speaker,
           text: e.querySelector('.text').textContent, colour: e.querySelector('.speaker')?.dataset.colour}))
@@ -66,20 +68,34 @@ struct JoinCallBrowserTests {
         try directory.write("call.json", Self.config)
         let server = try await ServeProcess.start(["serve", "--store", "out/t.sqlite", "--listen", "127.0.0.1:0",
                                                    "--run", "call.json"], in: directory)
+        // Alice's page and the viewer reach the server through a relay that can cut their connections.
+        let relay = ChildProcess()
+        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        relay.arguments = [Self.cutProxy, String(server.port)]
+        relay.standardInput = FileHandle.nullDevice
+        let proxy: AnnouncedProcess
+        do {
+            proxy = try await Harness.startAnnounced(relay, prefix: "listening ", name: "cut_proxy.py")
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        let relayed = "http://127.0.0.1:" + proxy.announcement
         var browsers: [HeadlessChromium] = []
+        var viewerFinals: [(speaker: String, text: String)] = []
         do {
             let viewer = try await Self.browser(microphone: nil)
             browsers.append(viewer)
-            try await viewer.navigate(server.baseURL + "/?session=standup#token=" + aliceToken)
+            try await viewer.navigate(relayed + "/?session=standup#token=" + aliceToken)
             try await viewer.waitUntil("document.getElementById('captions').dataset.state === 'streaming'",
                                        diagnostics: "document.getElementById('status').textContent")
             #expect(try await viewer.evaluate("location.hash") == "", "the token left the address bar")
             #expect(try await viewer.evaluate("location.href.includes(\(HeadlessChromium.literal(aliceToken)))") == .bool(false))
 
-            for (file, token, name) in [(aliceFile, aliceToken, "alice"), (bobFile, bobToken, "bob")] {
+            for (file, token, base) in [(aliceFile, aliceToken, relayed), (bobFile, bobToken, server.baseURL)] {
                 let browser = try await Self.browser(microphone: file)
                 browsers.append(browser)
-                try await browser.navigate(server.baseURL + "/?session=standup#token=" + token)
+                try await browser.navigate(base + "/?session=standup#token=" + token)
                 try await browser.waitUntil("!document.getElementById('call').hidden",
                                             diagnostics: "[document.getElementById('status').textContent, document.getElementById('captions').dataset.state]")
                 #expect(try await browser.evaluate("document.getElementById('join').textContent") == "Join with microphone")
@@ -92,8 +108,22 @@ struct JoinCallBrowserTests {
                                             diagnostics: "document.getElementById('call-status').textContent")
                 #expect(try await browser.evaluate("document.getElementById('leave').textContent") == "Leave")
                 #expect(try await browser.evaluate("document.getElementById('join').hidden") == .bool(true))
-                _ = name
             }
+
+            // The network blinks for Alice mid-sentence: her page reconnects by itself and sends what it captured
+            // meanwhile; the viewer's caption stream blinks too and resumes where it was.
+            try await viewer.waitUntil("document.querySelector('#captions .caption[data-speaker=\"alice\"]')", timeout: 60,
+                                       diagnostics: "document.getElementById('captions').outerHTML")
+            let shownBefore = try await viewer.evaluate("document.querySelectorAll('#captions .caption').length").intValue ?? 0
+            proxy.process.signal(SIGUSR1)
+            try await browsers[1].waitUntil("document.getElementById('call').dataset.state === 'reconnecting'", timeout: 15,
+                                            diagnostics: "document.getElementById('call-status').textContent")
+            try await browsers[1].waitUntil("document.getElementById('call').dataset.state === 'joined'", timeout: 30,
+                                            diagnostics: "document.getElementById('call-status').textContent")
+            try await viewer.waitUntil("document.getElementById('captions').dataset.state === 'streaming'", timeout: 30,
+                                       diagnostics: "[document.getElementById('captions').dataset.state, document.getElementById('status').textContent]")
+            #expect((try await viewer.evaluate("document.querySelectorAll('#captions .caption').length").intValue ?? 0) >= shownBefore,
+                    "what was shown stays shown")
 
             // The viewer lists both, connected, and shows each one's level (the server's level-meter readings).
             try await viewer.waitUntil("""
@@ -108,12 +138,17 @@ struct JoinCallBrowserTests {
                 (() => {
                   const finals = \(Self.captionsByFinal);
                   const text = (who) => finals.filter((f) => f.speaker === who).map((f) => f.text).join(' ');
-                  return text('alice').includes('leisure') && text('bob').includes('forward');
+                  // Alice's sentence was cut by the relay: words from both sides of the cut.
+                  const heard = ['john', 'leisure', 'prickly', 'power'].filter((word) => text('alice').includes(word));
+                  return heard.length >= 2 && text('bob').includes('forward');
                 })()
                 """, timeout: 120, interval: .milliseconds(250), diagnostics: Self.captionsByFinal)
             try await browsers[1].screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-alice.png"))
             try await viewer.screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-viewer.png"))
             let finals = try await viewer.evaluate(Self.captionsByFinal).arrayValue ?? []
+            viewerFinals = finals.compactMap { final in
+                final["speaker"]?.stringValue.flatMap { speaker in final["text"]?.stringValue.map { (speaker, $0) } }
+            }
             let speakers = finals.compactMap { $0["speaker"]?.stringValue }
             let firstBob = try #require(speakers.firstIndex(of: "bob"))
             #expect(!speakers[firstBob...].contains("alice"), "speaking order: alice, then bob: \(finals)")
@@ -149,10 +184,14 @@ struct JoinCallBrowserTests {
                 try? await browser.screenshot(to: LiveCaptionsBrowserTests.artifacts.appendingPathComponent("join-call-failure-\(index).png"))
             }
             for browser in browsers { await browser.close() }
+            proxy.process.signal(SIGKILL)
+            _ = try? await proxy.exit.value
             _ = try? await server.stop()
             throw error
         }
         for browser in browsers { await browser.close() }
+        proxy.process.signal(SIGKILL)
+        _ = try? await proxy.exit.value
         let exit = try await server.stop()
         #expect(exit.isClean, "\(exit)")
 
@@ -164,7 +203,12 @@ struct JoinCallBrowserTests {
         let stored = try #require(try store.transcript(tid: tid)?.utterances)
         let alice = stored.filter { $0.speaker == "alice" }.map(\.text).joined(separator: " ")
         let bob = stored.filter { $0.speaker == "bob" }.map(\.text).joined(separator: " ")
-        #expect(alice.contains("leisure") && bob.contains("forward") && !alice.contains("forward"), "alice: \(alice) | bob: \(bob)")
+        let listing = stored.map { "\($0.speaker ?? "-") \($0.segment) \($0.text)" }
+        #expect(bob.contains("forward") && !alice.contains("forward"), "alice: \(alice) | bob: \(bob) | \(listing)")
+        // Nothing the viewer was shown is missing from the store: the cut lost no final.
+        for final in viewerFinals {
+            #expect(stored.contains { $0.speaker == final.speaker && $0.text == final.text }, "\(final) not stored: \(listing)")
+        }
         #expect(stored.allSatisfy { $0.speaker != nil }, "\(stored)")
     }
 }

@@ -44,4 +44,20 @@ import Testing
         #expect(levels.filter { $0.contains(#""speaker":"bob""#) }.count == 5, "\(levels)")
         #expect(levels.contains(#"{"time":0,"level":0.1}"#), "a reading of no speaker has no speaker key: \(levels)")
     }
+
+    /// Issue 36, item 3: a viewer that reconnects with `Last-Event-ID` gets only the captions after it.
+    @Test func aReconnectingViewerGetsOnlyWhatItMissed() throws {
+        let fixture = try APIFixture()
+        let session = fixture.live.add(id: "standup", room: "lab", participants: ["alice"])
+        for revision in 1...3 { session.publish(LiveCaptionsAPITests.update(1, revision, "go \(revision)")) }
+        let first = try Self.stream(fixture)
+        let ids = LiveCaptionsAPITests.events(first.drain()).count
+        #expect(ids == 3)
+        session.publish(LiveCaptionsAPITests.update(2, 1, final: true, "stop"))
+        let response = fixture.get("/v1/sessions/standup/captions", token: fixture.aliceToken, headers: ["last-event-id": "3"])
+        guard case .events(let again) = response.body else { throw CancellationError() }
+        fixture.live.remove(session)
+        let replayed = LiveCaptionsAPITests.events(again.drain()).filter { $0.name == "caption" }
+        #expect(replayed.count == 1 && replayed[0].data.contains("\"stop\""), "\(replayed)")
+    }
 }

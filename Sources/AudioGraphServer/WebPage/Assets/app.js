@@ -5,6 +5,7 @@
 const TOKEN_KEY = 'audiograph.token';
 const PAGE_LIMIT = 10;
 const MAX_CAPTIONS = 200;
+const STREAM_RECONNECT_ATTEMPTS = 8;  // the caption stream, reopened after 0.5 s doubling to 8 s, plus jitter
 const NOT_A_PARTICIPANT = 'You are not a participant in any session; sessions list participants in '
   + 'session.participants (default: the user who ran the pipeline).';
 
@@ -71,10 +72,10 @@ async function errorFrom(response) {
 
 // GET path (or POST body as JSON) with the token. Answers the parsed JSON, or the Response itself when raw
 // is set.
-async function api(path, { signal, raw = false, accept = 'application/json', body } = {}) {
+async function api(path, { signal, raw = false, accept = 'application/json', body, extraHeaders = {} } = {}) {
   if (!state.token) throw new APIError(401, 'missing_token', 'log in first');
   let response;
-  const headers = { 'Authorization': 'Bearer ' + state.token, 'Accept': accept };
+  const headers = { ...extraHeaders, 'Authorization': 'Bearer ' + state.token, 'Accept': accept };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   try {
     response = await fetch(path, {
@@ -532,28 +533,50 @@ async function watch(id) {
       loadLive();
     }
   });
+  // A stream that drops without `end` (the network blinked, a proxy restarted) is opened again with the id
+  // of the last caption shown (Last-Event-ID): the server sends only what came after, nothing twice.
+  let attempts = 0;
   try {
-    const response = await api('/v1/sessions/' + encodeURIComponent(id) + '/captions',
-                               { signal: controller.signal, raw: true, accept: 'text/event-stream' });
-    if (!current()) return;
-    box.dataset.state = 'streaming';
-    setStatus('Watching ' + id + '.');
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      parser.push(decoder.decode(value, { stream: true }));
+      try {
+        const extraHeaders = parser.lastEventId ? { 'Last-Event-ID': parser.lastEventId } : {};
+        const response = await api('/v1/sessions/' + encodeURIComponent(id) + '/captions',
+                                   { signal: controller.signal, raw: true, accept: 'text/event-stream', extraHeaders });
+        if (!current()) return;
+        attempts = 0;
+        box.dataset.state = 'streaming';
+        setStatus('Watching ' + id + '.');
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+        parser.push(decoder.decode());
+      } catch (error) {
+        if (!current()) return;
+        // The server's refusal (the session ended, the token was revoked) is final; a network error is not.
+        if (error instanceof APIError && error.status !== 0) {
+          box.dataset.state = 'error';
+          fail(error);
+          return;
+        }
+      }
+      if (!current() || box.dataset.state === 'ended') return;
+      parser.buffer = '';  // a half-received event is sent again
+      attempts += 1;
+      if (attempts > STREAM_RECONNECT_ATTEMPTS) {
+        box.dataset.state = 'closed';
+        setStatus('The caption stream of ' + id + ' closed.');
+        return;
+      }
+      box.dataset.state = 'reconnecting';
+      setStatus('The caption stream of ' + id + ' dropped: reconnecting…');
+      const base = Math.min(8000, 500 * 2 ** (attempts - 1));
+      await new Promise((resume) => setTimeout(resume, base + Math.random() * base / 2));
+      if (!current()) return;
     }
-    parser.push(decoder.decode());
-    if (current() && box.dataset.state !== 'ended') {
-      box.dataset.state = 'closed';
-      setStatus('The caption stream of ' + id + ' closed.');
-    }
-  } catch (error) {
-    if (!current()) return;
-    box.dataset.state = 'error';
-    fail(error);
   } finally {
     if (current()) state.stream = null;
   }
@@ -707,6 +730,7 @@ const RECONNECT_DELAYS = [500, 1000, 2000, 4000, 8000];  // ms before each attem
 const RECONNECT_ATTEMPTS = 8;
 // Close codes a new connection would get again: the page leaves and says why.
 const FINAL_CLOSE_CODES = [1002, 1003, 1007, 1008, 1009];
+const MUTED_KEEPALIVE_MS = 10000;
 
 function setCall(name, text) {
   const joined = state.call !== null;
@@ -741,7 +765,7 @@ async function join() {
   if (!id || state.call !== null || !state.user) return;
   const processing = $('voice-processing').checked;
   const call = { session: id, participant: state.user, media: null, context: null, node: null, socket: null,
-                 queue: [], dropped: 0, muted: false, leaving: false, attempts: 0, timer: null };
+                 queue: [], dropped: 0, muted: false, leaving: false, attempts: 0, timer: null, keepalive: null };
   state.call = call;
   setCall('joining', 'Asking for the microphone…');
   try {
@@ -871,6 +895,11 @@ function setMuted(muted) {
   for (const track of call.media ? call.media.getAudioTracks() : []) track.enabled = !muted;
   if (muted) call.queue.length = 0;
   if (call.socket !== null && call.socket.readyState === WebSocket.OPEN) call.socket.send(JSON.stringify({ muted }));
+  // Muted, nothing else is sent: say it again now and then, so the server's idle timeout (30 s) keeps the call.
+  clearInterval(call.keepalive);
+  call.keepalive = muted ? setInterval(() => {
+    if (call.socket !== null && call.socket.readyState === WebSocket.OPEN) call.socket.send(JSON.stringify({ muted: true }));
+  }, MUTED_KEEPALIVE_MS) : null;
   $('mute').textContent = muted ? 'Unmute' : 'Mute';
   $('mute').setAttribute('aria-pressed', String(muted));
   if ($('call').dataset.state === 'joined') setCall('joined', muted ? 'In the call, muted.' : 'In the call: the others hear you.');
@@ -892,6 +921,7 @@ function leave(text = 'You left the call.') {
   call.leaving = true;
   state.call = null;
   clearTimeout(call.timer);
+  clearInterval(call.keepalive);
   stopMedia(call);
   if (call.socket !== null) {
     flushQueue(call);
