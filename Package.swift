@@ -73,12 +73,16 @@ let package = Package(
         .target(name: "AudioGraphStore", dependencies: ["AudioGraphCore", "AudioGraphStoreModel", "CSQLite", "CPostgres"],
                 swiftSettings: strict),
         .target(name: "AudioGraphSessions",
-                dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore"],
+                dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
+                               "AudioGraphWebSocket"],
                 swiftSettings: strict),
+        // WebSocket pieces both sides share (the handshake's Sec-WebSocket-Accept: SHA-1 from OpenSSL) and the
+        // client: wslay's client mode over a TCP socket of its own (`audiograph join`).
+        .target(name: "AudioGraphWebSocket", dependencies: ["CWslay", "CCrypto"], swiftSettings: strict),
         // The HTTP API (libmicrohttpd), access tokens (OpenSSL's SHA-256), live captions over SSE, the web page,
         // participants' audio over WebSockets (wslay; the handshake's SHA-1 from OpenSSL).
         .target(name: "AudioGraphServer",
-                dependencies: ["AudioGraphCore", "AudioGraphStore", "CMicroHTTPD", "CCrypto", "CWslay"],
+                dependencies: ["AudioGraphCore", "AudioGraphStore", "AudioGraphWebSocket", "CMicroHTTPD", "CCrypto", "CWslay"],
                 // The web page's files, embedded in the binary (PackageResources.index_html, …).
                 resources: [.embedInCode("WebPage/Assets/index.html"), .embedInCode("WebPage/Assets/app.js"),
                             .embedInCode("WebPage/Assets/app.css"), .embedInCode("WebPage/Assets/capture-worklet.js")],

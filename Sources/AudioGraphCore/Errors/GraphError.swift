@@ -19,6 +19,8 @@ public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
         case cannotCreateOutput
         /// Reading or writing failed part way (exit 74).
         case io
+        /// A server refused the credentials given (a token it does not take: exit 77, sysexits' EX_NOPERM).
+        case permissionDenied
         /// The run was interrupted (SIGINT) after every output was finalized (exit 130).
         case interrupted
 
@@ -32,6 +34,7 @@ public struct GraphError: Error, Equatable, Sendable, CustomStringConvertible {
             case .nodeFailed: return 70
             case .cannotCreateOutput: return 73
             case .io: return 74
+            case .permissionDenied: return 77
             case .interrupted: return 130
             }
         }

@@ -57,47 +57,8 @@ public final class FileSourceNode: SourceNode {
         scratch = [Float](repeating: 0, count: blockFrames * reader.channels)
     }
 
-    /// libsndfile first (exact, fast, no priming questions); what it cannot read goes to FFmpeg. When both
-    /// fail, the error names `nodes.<id>.path` and says what each said.
     static func openReader(path: String, configuration: NodeConfiguration) throws(GraphError) -> any AudioFileReader {
-        // Before any open: a FIFO with no writer would block the open, a device would never end. (A missing
-        // path or a folder is reported below, as the readers see it.)
-        switch FileKind(path: path) {
-        case .regular, .directory, .missing: break
-        default: try FileKind.requireRegularFile(path, at: configuration.jsonPath("path").description, node: configuration.id)
-        }
-        let sndFileError: SoundFileError
-        do {
-            return try SoundFileReader(path: path)
-        } catch {
-            sndFileError = error
-        }
-        var isDirectory: ObjCBool = false
-        let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-        switch sndFileError.kind {
-        case .notFound:
-            throw configuration.error(sndFileError.message, parameter: "path", code: .missingInput)
-        case .unsupportedFormat, .unreadable:
-            if directory { throw configuration.error(sndFileError.message, parameter: "path") }
-            if let reason = FFmpeg.unavailableReason {
-                throw configuration.error("\(sndFileError.message); FFmpeg, which reads what libsndfile cannot, is not "
-                                          + "available: \(reason)", parameter: "path", code: .unavailable)
-            }
-            do {
-                return try FFmpegAudioReader(path: path)
-            } catch {
-                let prefix = "cannot open \(path): "
-                func reason(_ message: String) -> String {
-                    message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
-                }
-                throw configuration.error(
-                    prefix + "neither libsndfile nor FFmpeg can read it (libsndfile: \(reason(sndFileError.message)); "
-                        + "FFmpeg: \(reason(error.message)))",
-                    parameter: "path", code: error.kind == .notFound ? .missingInput : .invalidConfig)
-            }
-        default:
-            throw configuration.error(sndFileError.message, parameter: "path")
-        }
+        try AudioFileReaders.open(path: path, location: configuration.jsonPath("path").description, node: configuration.id)
     }
 
     public var format: AudioFormat { AudioFormat(sampleRate: reader.sampleRate, channels: reader.channels) }
@@ -142,4 +103,54 @@ public final class FileSourceNode: SourceNode {
     }
 
     public func stop() { reader.close() }
+}
+
+/// Opening an audio file for reading: what `file-source` does, for anything else that reads files too
+/// (`audiograph join`).
+public enum AudioFileReaders {
+    /// libsndfile first (exact, fast, no priming questions); what it cannot read goes to FFmpeg. When both
+    /// fail, the error is at `location` and says what each said.
+    public static func open(path: String, location: String, node: String? = nil) throws(GraphError) -> any AudioFileReader {
+        func failure(_ message: String, code: GraphError.Code = .invalidConfig) -> GraphError {
+            GraphError(code, at: location, message, node: node)
+        }
+        // Before any open: a FIFO with no writer would block the open, a device would never end. (A missing
+        // path or a folder is reported below, as the readers see it.)
+        switch FileKind(path: path) {
+        case .regular, .directory, .missing: break
+        default: try FileKind.requireRegularFile(path, at: location, node: node)
+        }
+        let sndFileError: SoundFileError
+        do {
+            return try SoundFileReader(path: path)
+        } catch {
+            sndFileError = error
+        }
+        var isDirectory: ObjCBool = false
+        let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        switch sndFileError.kind {
+        case .notFound:
+            throw failure(sndFileError.message, code: .missingInput)
+        case .unsupportedFormat, .unreadable:
+            if directory { throw failure(sndFileError.message) }
+            if let reason = FFmpeg.unavailableReason {
+                throw failure("\(sndFileError.message); FFmpeg, which reads what libsndfile cannot, is not "
+                              + "available: \(reason)", code: .unavailable)
+            }
+            do {
+                return try FFmpegAudioReader(path: path)
+            } catch {
+                let prefix = "cannot open \(path): "
+                func reason(_ message: String) -> String {
+                    message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+                }
+                throw failure(
+                    prefix + "neither libsndfile nor FFmpeg can read it (libsndfile: \(reason(sndFileError.message)); "
+                        + "FFmpeg: \(reason(error.message)))",
+                    code: error.kind == .notFound ? .missingInput : .invalidConfig)
+            }
+        default:
+            throw failure(sndFileError.message)
+        }
+    }
 }

@@ -1,4 +1,4 @@
-import CCrypto
+import AudioGraphWebSocket
 import Foundation
 
 /// The server's side of the WebSocket opening handshake (RFC 6455 section 4.2): checks what the client sent and
@@ -8,9 +8,6 @@ public struct WebSocketHandshake: Sendable, Equatable {
     public var key: String
     /// The subprotocols the client offered (`Sec-WebSocket-Protocol`), in its order.
     public var protocols: [String]
-
-    /// RFC 6455's fixed GUID, appended to the key before hashing.
-    static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// The one version this server speaks.
     public static let version = "13"
@@ -51,15 +48,8 @@ public struct WebSocketHandshake: Sendable, Equatable {
     /// `Sec-WebSocket-Accept`: base64 of SHA-1 of the key and the GUID.
     public var accept: String { Self.accept(key: key) }
 
-    /// `Sec-WebSocket-Accept` for `key` (RFC 6455's example: "dGhlIHNhbXBsZSBub25jZQ==" gives
-    /// "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=").
-    public static func accept(key: String) -> String {
-        let input = Array((key + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: 20)
-        let done = input.withUnsafeBytes { bytes in audiograph_sha1(bytes.baseAddress, bytes.count, &digest) }
-        precondition(done == 1, "OpenSSL's SHA-1 failed")  // only on allocation failure inside OpenSSL
-        return Data(digest).base64EncodedString()
-    }
+    /// `Sec-WebSocket-Accept` for `key` (`WebSocketAccept`, which the client checks answers with too).
+    public static func accept(key: String) -> String { WebSocketAccept.value(forKey: key) }
 
     /// The headers of the 101 answer: `Upgrade`, `Connection`, `Sec-WebSocket-Accept`, and the chosen
     /// subprotocol when there is one.

@@ -17,7 +17,7 @@ enum CLI {
 
     static var commands: [any Command.Type] { [
         TranscribeCommand.self, RunCommand.self, ValidateCommand.self, NodesCommand.self, InspectCommand.self, SchemaCommand.self, DocsCommand.self, CaptureCommand.self,
-        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, PluginsCommand.self, BatchCommand.self, WorkerCommand.self,
+        TranscriptsCommand.self, CallsCommand.self, ServeCommand.self, TokensCommand.self, JoinCommand.self, PluginsCommand.self, BatchCommand.self, WorkerCommand.self,
         ModelsCommand.self, CompletionCommand.self,
     ] }
 
@@ -39,7 +39,8 @@ enum CLI {
             "  --version   Show the version (also: -V, audiograph version)",
             "",
             "EXIT CODES: 0 ok, 64 usage, 65 bad config or data, 66 missing input, 69 unavailable,",
-            "  70 a node failed, 73 cannot create output, 74 I/O error, 130 interrupted (outputs finalized).",
+            "  70 a node failed, 73 cannot create output, 74 I/O error, 77 permission denied (a server refused the token),",
+            "  130 interrupted (outputs finalized).",
         ]
         return lines.joined(separator: "\n")
     }
