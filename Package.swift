@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphStoreModel"], swiftSettings: strict),
         .target(name: "AudioGraph",
                 dependencies: ["AudioGraphCore", "AudioGraphIO", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphStore",
-                               "AudioGraphSessions", "AudioGraphServer", "AudioGraphClient", "AudioGraphPlugins"],
+                               "AudioGraphSessions", "AudioGraphServer", "AudioGraphWebSocket", "AudioGraphClient", "AudioGraphPlugins"],
                 swiftSettings: strict),
         // What a plugin links: Swift node types and engines exported through the C ABI.
         .target(name: "AudioGraphPluginKit", dependencies: ["AudioGraphCore", "CAudioGraphPlugin"], swiftSettings: strict),

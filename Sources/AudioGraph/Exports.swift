@@ -5,5 +5,6 @@
 @_exported import AudioGraphStore
 @_exported import AudioGraphSessions
 @_exported import AudioGraphServer
+@_exported import AudioGraphWebSocket
 @_exported import AudioGraphClient
 @_exported import AudioGraphPlugins

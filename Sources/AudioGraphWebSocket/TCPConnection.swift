@@ -92,39 +92,20 @@ public final class TCPConnection: @unchecked Sendable {
         pending = Array(bytes) + pending
     }
 
-    /// What a non-blocking read or write did.
-    public enum Transfer: Equatable {
-        case transferred(Int)
-        case wouldBlock
-        /// End of stream or a failed socket.
-        case closed
-    }
-
     /// Reads what is there without blocking.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Transfer {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> SocketTransfer {
         if !pending.isEmpty {
             let count = min(buffer.count, pending.count)
             pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
             pending.removeFirst(count)
             return .transferred(count)
         }
-        while true {
-            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-            if count > 0 { return .transferred(count) }
-            if count == 0 { return .closed }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
-        }
+        return SocketTransfer.receive(descriptor, into: buffer)
     }
 
     /// Writes what the socket takes now without blocking.
-    public func send(_ bytes: UnsafeRawBufferPointer) -> Transfer {
-        while true {
-            let count = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count >= 0 { return .transferred(count) }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
-        }
+    public func send(_ bytes: UnsafeRawBufferPointer) -> SocketTransfer {
+        SocketTransfer.send(descriptor, bytes)
     }
 
     /// Waits until the socket is readable (`read`) or writable (`write`), or `deadline` passes (nil: no
@@ -182,7 +163,7 @@ public final class TCPConnection: @unchecked Sendable {
             case .closed: return data.isEmpty ? nil : data
             case .wouldBlock:
                 guard wait(read: true, write: false, deadline: deadline) != 0 else {
-                    throw WebSocketClientError(.connectionLost, "no answer from the server in time")
+                    throw WebSocketClientError(.connectionLost, "no answer from the server in time (the request was sent)")
                 }
             }
         }

@@ -45,13 +45,16 @@ public final class WebSocketClient {
     }
 
     /// Connects to `host`:`port`, asks for `target` (path and query) to be upgraded with the extra `headers`
-    /// (`Authorization`, …) and the subprotocols offered, and checks the 101 answer.
+    /// (`Authorization`, …) and the subprotocols offered, and checks the 101 answer. `timeout` bounds the TCP
+    /// connection, `answerTimeout` the wait for the answer (a call's server builds the participant's branch,
+    /// recognizer model and all, before it answers).
     /// - Throws: `.unreachable` (no connection), `.refused` (an HTTP answer other than 101: the status and the
     ///   API's error code), `.badHandshake`, `.connectionLost`.
     public static func connect(host: String, port: Int, target: String, headers: [(name: String, value: String)] = [],
-                               protocols: [String] = [], timeout: Double = 10) throws(WebSocketClientError) -> WebSocketClient {
+                               protocols: [String] = [], timeout: Double = 10,
+                               answerTimeout: Double = 60) throws(WebSocketClientError) -> WebSocketClient {
         let connection = try TCPConnection.connect(host: host, port: port, timeout: timeout)
-        let deadline = TCPConnection.now() + timeout
+        let deadline = TCPConnection.now() + answerTimeout
         let key = WebSocketAccept.newKey()
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var request = "GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -192,21 +195,11 @@ public final class WebSocketClient {
     // MARK: wslay's callbacks
 
     fileprivate func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        answer(connection.receive(into: buffer))
+        connection.receive(into: buffer).wslayAnswer(context)
     }
 
     fileprivate func send(_ bytes: UnsafeRawBufferPointer) -> Int {
-        answer(connection.send(bytes))
-    }
-
-    private func answer(_ transfer: TCPConnection.Transfer) -> Int {
-        guard let context else { return -1 }
-        switch transfer {
-        case .transferred(let count): return count
-        case .wouldBlock: wslay_event_set_error(context, Int32(WSLAY_ERR_WOULDBLOCK.rawValue))
-        case .closed: wslay_event_set_error(context, Int32(WSLAY_ERR_CALLBACK_FAILURE.rawValue))
-        }
-        return -1
+        connection.send(bytes).wslayAnswer(context)
     }
 
     fileprivate func message(opcode: UInt8, bytes: UnsafeRawBufferPointer, statusCode: UInt16) {

@@ -180,6 +180,10 @@ enum DocsCommands {
             + "the plugin checks here and Tests/AudioGraphCLITests/Plugins use what it built.",
         "swift build -c release --package-path examples/plugins/gain --scratch-path .build/plugins/gain":
             "what scripts/build-plugins.sh runs for the gain plugin (CI runs the script).",
+        "./scripts/demo-call.sh":
+            "installs Debian packages (apt-get) and builds first; DemoCallScriptTests (Tests/AudioGraphCLITests/Join) "
+            + "runs the script itself with the built binary (AUDIOGRAPH_BIN) at 4x (DEMO_RATE) and checks both "
+            + "speakers' captions and that it leaves nothing behind.",
         "./scripts/test.sh":
             "is what CI runs (.ci/run runs scripts/test.sh); it runs this very test.",
         "swift build --package-path examples/embedding":

@@ -1,3 +1,4 @@
+import AudioGraphWebSocket
 import CWslay
 import Foundation
 import Synchronization
@@ -56,13 +57,8 @@ public enum WebSocketCloseCode {
     public static let internalError: UInt16 = 1011
 }
 
-/// What a read or a write on a transport did.
-enum WebSocketTransfer: Equatable {
-    case transferred(Int)
-    case wouldBlock
-    /// The peer is gone (end of stream, reset) or the transport failed.
-    case closed
-}
+/// What a read or a write on a transport did (the client's type: the same three outcomes).
+typealias WebSocketTransfer = SocketTransfer
 
 /// The bytes under a WebSocket: the upgraded socket (`SocketTransport`), or memory when fuzzing.
 protocol WebSocketTransport: AnyObject {
@@ -252,26 +248,11 @@ public final class WebSocketConnection: @unchecked Sendable {
     // MARK: wslay's callbacks (on the connection's thread)
 
     fileprivate func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        if !closing, delegate.readingPause(now: clock()) > 0 { return answer(.wouldBlock) }
-        return answer(transport.receive(into: buffer))
+        if !closing, delegate.readingPause(now: clock()) > 0 { return WebSocketTransfer.wouldBlock.wslayAnswer(context) }
+        return transport.receive(into: buffer).wslayAnswer(context)
     }
 
-    fileprivate func send(_ bytes: UnsafeRawBufferPointer) -> Int { answer(transport.send(bytes)) }
-
-    /// What a wslay I/O callback returns for `transfer`: the byte count, or -1 with wslay's error set
-    /// (`WOULDBLOCK`: try later; `CALLBACK_FAILURE`: the connection is over).
-    private func answer(_ transfer: WebSocketTransfer) -> Int {
-        guard let context else { return -1 }
-        switch transfer {
-        case .transferred(let count):
-            return count
-        case .wouldBlock:
-            wslay_event_set_error(context, Int32(WSLAY_ERR_WOULDBLOCK.rawValue))
-        case .closed:
-            wslay_event_set_error(context, Int32(WSLAY_ERR_CALLBACK_FAILURE.rawValue))
-        }
-        return -1
-    }
+    fileprivate func send(_ bytes: UnsafeRawBufferPointer) -> Int { transport.send(bytes).wslayAnswer(context) }
 
     fileprivate func message(opcode: UInt8, bytes: UnsafeRawBufferPointer) {
         guard !closing, context.map({ wslay_event_get_close_sent($0) == 0 }) ?? false else { return }
@@ -361,23 +342,10 @@ final class SocketTransport: WebSocketTransport {
             if !hasBufferedInput { buffered = [] }
             return .transferred(count)
         }
-        while true {
-            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
-            if count > 0 { return .transferred(count) }
-            if count == 0 { return .closed }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
-        }
+        return SocketTransfer.receive(descriptor, into: buffer)
     }
 
-    func send(_ bytes: UnsafeRawBufferPointer) -> WebSocketTransfer {
-        while true {
-            let count = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count >= 0 { return .transferred(count) }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .closed
-        }
-    }
+    func send(_ bytes: UnsafeRawBufferPointer) -> WebSocketTransfer { SocketTransfer.send(descriptor, bytes) }
 }
 
 /// Bytes from memory, handed out in the sizes given (the fuzzer's); then the peer is gone. What is sent is

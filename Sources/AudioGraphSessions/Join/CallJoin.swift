@@ -117,13 +117,16 @@ public final class CallJoin: Sendable {
         public var lingerSeconds: Double
         /// How close to the last loud moment of the audio a final must end to count as the last one.
         public var tailSeconds: Double
-        /// Seconds to connect and be answered.
+        /// Seconds to connect.
         public var connectTimeout: Double
+        /// Seconds to wait for the server's answer once connected (it builds the participant's branch first).
+        public var answerTimeout: Double
         /// Read captions at all.
         public var captions: Bool
 
         public init(url: CallJoinURL, speaker: String, token: String?, rate: Double = 1, messageSeconds: Double = 0.1,
-                    lingerSeconds: Double = 5, tailSeconds: Double = 1.5, connectTimeout: Double = 10, captions: Bool = true) {
+                    lingerSeconds: Double = 5, tailSeconds: Double = 1.5, connectTimeout: Double = 10, answerTimeout: Double = 60,
+                    captions: Bool = true) {
             self.url = url
             self.speaker = speaker
             self.token = token
@@ -132,6 +135,7 @@ public final class CallJoin: Sendable {
             self.lingerSeconds = lingerSeconds
             self.tailSeconds = tailSeconds
             self.connectTimeout = connectTimeout
+            self.answerTimeout = answerTimeout
             self.captions = captions
         }
     }
@@ -193,11 +197,13 @@ public final class CallJoin: Sendable {
         var reader: CaptionEventReader?
         if options.captions {
             do {
+                let ended: @Sendable () -> Void = { [self] in
+                    state.withLock { $0.ended = true }
+                    changed.signal()
+                }
                 reader = try CaptionEventReader.open(host: url.host, port: url.port, target: url.captionsTarget, token: options.token,
-                                                     timeout: options.connectTimeout, ended: { [self] in
-                                                         state.withLock { $0.ended = true }
-                                                         changed.signal()
-                                                     }) { [self] caption in
+                                                     timeout: options.connectTimeout, answerTimeout: options.answerTimeout,
+                                                     ended: ended) { [self] caption in
                     note(caption)
                     show(caption)
                 }
@@ -212,7 +218,8 @@ public final class CallJoin: Sendable {
         do {
             socket = try WebSocketClient.connect(host: url.host, port: url.port,
                                                  target: url.audioTarget(speaker: options.speaker, format: source.format),
-                                                 headers: headers, protocols: ["audiograph"], timeout: options.connectTimeout)
+                                                 headers: headers, protocols: ["audiograph"], timeout: options.connectTimeout,
+                                                 answerTimeout: options.answerTimeout)
         } catch {
             throw Self.graphError(error, at: where_)
         }
@@ -230,7 +237,12 @@ public final class CallJoin: Sendable {
             if isStopped { stopped = true; break }
             var readFailure: GraphError?
             let frames = samples.withUnsafeMutableBufferPointer { buffer in
-                do throws(GraphError) { return try source.read(into: buffer, maxFrames: framesPerMessage) } catch { readFailure = error; return 0 }
+                do throws(GraphError) {
+                    return try source.read(into: buffer, maxFrames: framesPerMessage)
+                } catch {
+                    readFailure = error
+                    return 0
+                }
             }
             if let readFailure {
                 socket.close(code: 1000, timeout: 1)
@@ -244,7 +256,9 @@ public final class CallJoin: Sendable {
             do throws(WebSocketClientError) {
                 var sendFailure: WebSocketClientError?
                 bytes.withUnsafeBytes { raw in
-                    do throws(WebSocketClientError) { try socket.send(binary: UnsafeRawBufferPointer(rebasing: raw[..<(frames * format.channels * 2)])) } catch {
+                    do throws(WebSocketClientError) {
+                        try socket.send(binary: UnsafeRawBufferPointer(rebasing: raw[..<(frames * format.channels * 2)]))
+                    } catch {
                         sendFailure = error
                     }
                 }
@@ -337,9 +351,11 @@ public final class CallJoin: Sendable {
         case .unreachable:
             return GraphError(.unavailable, at: location, error.message)
         case .refused(let status, _) where status == 401 || status == 403:
-            return GraphError(.permissionDenied, at: location, error.message + " (a token from `audiograph tokens create`, in --token or AUDIOGRAPH_TOKEN)")
+            return GraphError(.permissionDenied, at: location,
+                              error.message + " (a token from `audiograph tokens create`, in --token or AUDIOGRAPH_TOKEN)")
         case .refused(let status, _) where status == 404:
-            return GraphError(.unavailable, at: location, error.message + " (is the call running, and are you one of its participants?)")
+            return GraphError(.unavailable, at: location,
+                              error.message + " (is the call running, and are you one of its participants?)")
         case .refused:
             return GraphError(.unavailable, at: location, error.message)
         case .badHandshake, .closedByServer, .connectionLost:

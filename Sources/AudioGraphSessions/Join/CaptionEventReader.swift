@@ -97,10 +97,10 @@ public final class CaptionEventReader: Sendable {
     /// - Throws: `WebSocketClientError` (`.unreachable`, `.refused` with the status and API code, …).
     /// `ended` is called once when reading ends (the stream's `end`, the server gone, or `stop()`).
     public static func open(host: String, port: Int, target: String, token: String?, timeout: Double = 10,
-                            ended: @escaping @Sendable () -> Void = {},
+                            answerTimeout: Double = 60, ended: @escaping @Sendable () -> Void = {},
                             handler: @escaping @Sendable (JoinCaption) -> Void) throws(WebSocketClientError) -> CaptionEventReader {
         let connection = try TCPConnection.connect(host: host, port: port, timeout: timeout)
-        let deadline = TCPConnection.now() + timeout
+        let deadline = TCPConnection.now() + answerTimeout
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var request = "GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nAccept: text/event-stream\r\n"
         if let token { request += "Authorization: Bearer \(token)\r\n" }

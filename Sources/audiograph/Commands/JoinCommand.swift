@@ -4,7 +4,8 @@ import Foundation
 struct JoinCommand: Command {
     static let name = "join"
     static let abstract = "Send a file or the microphone into a live call, printing its captions"
-    static let usage = "audiograph join URL --speaker NAME (FILE | --mic) [--token TOKEN] [--rate X] [--linger S] [--no-captions]"
+    static let usage = "audiograph join URL --speaker NAME [FILE | --mic [--device D]] [--token TOKEN] [--rate X] [--linger S] "
+        + "[--no-captions]"
     static let options = CommandOptions([
         .valued("--speaker", "NAME", "Who sends: the participant name in the call (the token's user, unless it is a relay)."),
         .flag("--mic", "Send the microphone (PulseAudio/PipeWire, 16 kHz mono) until Ctrl-C, instead of a file."),
@@ -93,8 +94,11 @@ struct JoinCommand: Command {
             }
         }
         if terminal { Console.screen.set(.caption, nil, on: .standardOutput) }
-        var summary = String(format: "audiograph: left the call: sent %.1f s of audio in %.1f s", outcome.sentSeconds, outcome.sendingSeconds)
-        summary += ", \(outcome.finals) final caption\(outcome.finals == 1 ? "" : "s") of \(speaker)"
+        var summary = String(format: "audiograph: left the call: sent %.1f s of audio in %.1f s", outcome.sentSeconds,
+                             outcome.sendingSeconds)
+        if !args.flag("--no-captions") {
+            summary += ", \(outcome.finals) final caption\(outcome.finals == 1 ? "" : "s") of \(speaker)"
+        }
         if let last = outcome.closeToLastFinal { summary += String(format: " (the last %.2f s after the close)", last) }
         printError(summary)
         return outcome.stopped && !mic ? GraphError.Code.interrupted.exitCode : 0

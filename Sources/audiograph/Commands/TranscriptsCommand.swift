@@ -26,7 +26,8 @@ struct TranscriptsCommand: Command {
         USAGE: \(usage)
 
         list   The session's transcripts, oldest first, one page at a time: tid, start and end (UTC), room.
-        show   One transcript's utterances as lines "[mm:ss.cc → mm:ss.cc] text" (stream time).
+        show   One transcript's utterances as lines "[mm:ss.cc → mm:ss.cc] text" (stream time; a call's
+               "[…] speaker: text").
 
         \(options.help)
 
@@ -99,7 +100,8 @@ struct TranscriptsCommand: Command {
             printOut(StoreOptions.json(detail))
         } else {
             for utterance in detail.utterances {
-                printOut("[\(clock(utterance.start)) → \(clock(utterance.end))] \(TerminalText.escape(utterance.text))")
+                let speaker = utterance.speaker.map { TerminalText.escape($0) + ": " } ?? ""
+                printOut("[\(clock(utterance.start)) → \(clock(utterance.end))] \(speaker)\(TerminalText.escape(utterance.text))")
             }
         }
         return 0

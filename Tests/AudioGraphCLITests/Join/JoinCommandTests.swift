@@ -214,4 +214,48 @@ struct JoinCommandTests {
         let stored = try #require(try store.transcript(tid: tid)?.utterances)
         #expect(stored.contains { $0.speaker == "alice" && $0.text == finalText && !finalText.isEmpty }, "\(stored)")
     }
+
+    @Test func noSoundServerForTheMicrophoneExits69() async throws {
+        let dir = try TemporaryFolder()
+        var environment = ProcessInfo.processInfo.environment
+        environment["PULSE_SERVER"] = "unix:\(dir.path)/no-such-socket"
+        let result = try await Harness.run(try Harness.binary(), ["join", "http://127.0.0.1:9/v1/sessions/standup", "--speaker", "alice",
+                                                                  "--token", "t", "--mic"], in: dir, environment: environment)
+        expectError(result, exit: 69, at: "microphone")
+    }
+
+    /// With a sound server (scripts/test.sh starts one with a null sink; CI requires it): the microphone goes
+    /// into the call until Ctrl-C, which leaves the call normally (exit 0).
+    @Test(.enabled(if: JoinCommandTests.soundServer)) func theMicrophoneUntilInterrupted() async throws {
+        let dir = try TemporaryFolder()
+        let (server, fixture) = try await Self.startCall(in: dir, ingestRate: "1")
+        do {
+            let join = try await Self.startJoin([server.url("/v1/sessions/standup"), "--speaker", "bob", "--token", fixture.bobToken,
+                                                 "--mic"], in: dir)
+            join.process.signal(SIGINT)
+            let status = try await join.exit.value
+            let stderr = String(decoding: await join.stderr.all(), as: UTF8.self)
+            #expect(status.status == 0 && !status.signalled, "exit \(status.status): \(stderr)")
+            #expect(stderr.contains("audiograph: left the call: sent "), "\(stderr)")
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        let exit = try await server.stop()
+        #expect(exit.isClean, "\(exit)")
+    }
+
+    /// Whether a PulseAudio/PipeWire server answers (`pactl info`), or the run requires one
+    /// (AUDIOGRAPH_REQUIRE_SOUND_SERVER=1, as scripts/test.sh sets it).
+    static let soundServer: Bool = {
+        if ProcessInfo.processInfo.environment["AUDIOGRAPH_REQUIRE_SOUND_SERVER"] == "1" { return true }
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pactl", "info"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
 }
