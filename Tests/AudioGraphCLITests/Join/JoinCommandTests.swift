@@ -215,6 +215,28 @@ struct JoinCommandTests {
         #expect(stored.contains { $0.speaker == "alice" && $0.text == finalText && !finalText.isEmpty }, "\(stored)")
     }
 
+    /// Ctrl-C while a file is sent: the close goes out (the server finalizes the sentence under way), and the
+    /// run exits 130 as an interrupted `audiograph run` does.
+    @Test func interruptedWhileSendingAFileExits130() async throws {
+        let dir = try TemporaryFolder()
+        let (server, fixture) = try await Self.startCall(in: dir, ingestRate: "1")
+        do {
+            let join = try await Self.startJoin([server.url("/v1/sessions/standup"), "--speaker", "bob", "--token", fixture.bobToken,
+                                                 "--linger", "0", Self.call], in: dir)
+            join.process.signal(SIGINT)
+            let status = try await join.exit.value
+            let stderr = String(decoding: await join.stderr.all(), as: UTF8.self)
+            #expect(status.status == 130 && !status.signalled, "exit \(status.status): \(stderr)")
+            #expect(stderr.contains("audiograph: stopping: leaving the call") && stderr.contains("audiograph: left the call: sent "),
+                    "\(stderr)")
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        let exit = try await server.stop()
+        #expect(exit.isClean, "\(exit)")
+    }
+
     @Test func noSoundServerForTheMicrophoneExits69() async throws {
         let dir = try TemporaryFolder()
         var environment = ProcessInfo.processInfo.environment
