@@ -26,8 +26,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/audiograph-demo-call.XXXXXX")
 server=""
 bobs=""
 cleanup() {
-  [ -n "$bobs" ] && kill "$bobs" 2>/dev/null
-  if [ -n "$server" ]; then kill -INT "$server" 2>/dev/null; wait "$server" 2>/dev/null; fi
+  if [ -n "$bobs" ]; then kill "$bobs" 2>/dev/null || true; fi
+  if [ -n "$server" ]; then kill -INT "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -38,6 +38,7 @@ store="$work/out/transcripts.sqlite"
 alice=$("$bin" tokens create --user alice --store "$store" 2>/dev/null | awk 'END {print $NF}')
 bob=$("$bin" tokens create --user bob --store "$store" 2>/dev/null | awk 'END {print $NF}')
 
+: > "$work/serve.log"
 "$bin" serve --store "$store" --listen 127.0.0.1:0 --max-ingest-rate "$rate" --run "$work/call.json" 2> "$work/serve.log" &
 server=$!
 until grep -q "serving http" "$work/serve.log"; do
