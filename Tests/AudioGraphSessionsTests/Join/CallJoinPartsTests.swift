@@ -77,6 +77,46 @@ struct CaptionEventsParsingTests {
     }
 }
 
+struct JoinFileSourceTests {
+    static func wav(_ dir: TemporaryFolder, _ name: String, sampleRate: Int, channels: Int, frames: [[Float]]) throws -> String {
+        let path = dir.path(name)
+        let writer = try SoundFileWriter(path: path, sampleRate: sampleRate, channels: channels, container: .wav, sampleFormat: .float)
+        let samples = frames.flatMap { $0 }
+        try samples.withUnsafeBufferPointer { try writer.write($0) }
+        try writer.close()
+        return path
+    }
+
+    @Test func moreThanTwoChannelsAreMixedToMono() throws {
+        let dir = try TemporaryFolder()
+        let path = try Self.wav(dir, "three.wav", sampleRate: 16000, channels: 3, frames: [[0.3, 0.0, 0.3], [-0.6, 0.0, 0.0]])
+        let source = try JoinFileSource(path: path)
+        defer { source.close() }
+        #expect(source.format == AudioFormat(sampleRate: 16000, channels: 1))
+        var buffer = [Float](repeating: 9, count: 8)
+        let frames = try buffer.withUnsafeMutableBufferPointer { try source.read(into: $0, maxFrames: 8) }
+        #expect(frames == 2)
+        #expect(abs(buffer[0] - 0.2) < 1e-6 && abs(buffer[1] + 0.2) < 1e-6, "\(buffer)")
+        let stereo = try JoinFileSource(path: try Self.wav(dir, "two.wav", sampleRate: 48000, channels: 2, frames: [[0.1, 0.2]]))
+        #expect(stereo.format == AudioFormat(sampleRate: 48000, channels: 2))
+        stereo.close()
+    }
+
+    @Test func aRateTheCallDoesNotTakeAndMissingFiles() throws {
+        let dir = try TemporaryFolder()
+        let high = try Self.wav(dir, "high.wav", sampleRate: 96000, channels: 1, frames: [[0]])
+        #expect(throws: GraphError(.invalidConfig, at: high, "its sample rate is 96000 Hz; a call takes 8000 to 48000 Hz (resample it first)")) {
+            _ = try JoinFileSource(path: high)
+        }
+        do {
+            _ = try JoinFileSource(path: dir.path("missing.wav"))
+            Issue.record("a missing file opened")
+        } catch {
+            #expect(error.code == .missingInput && error.location == dir.path("missing.wav"), "\(error)")
+        }
+    }
+}
+
 /// A one-connection server on 127.0.0.1 that reads a request head and answers `answer`, on a thread of its own.
 final class OneAnswerServer: Sendable {
     let port: UInt16
