@@ -193,7 +193,7 @@ public final class CallJoin: Sendable {
                     show: @escaping @Sendable (JoinCaption) -> Void) throws(GraphError) -> Outcome {
         defer { source.close() }
         let url = options.url
-        let where_ = url.description
+        let location = url.description
         var reader: CaptionEventReader?
         if options.captions {
             do {
@@ -208,7 +208,7 @@ public final class CallJoin: Sendable {
                     show(caption)
                 }
             } catch {
-                throw Self.graphError(error, at: where_)
+                throw Self.graphError(error, at: location)
             }
         }
         defer { reader?.stop() }
@@ -221,7 +221,7 @@ public final class CallJoin: Sendable {
                                                  headers: headers, protocols: ["audiograph"], timeout: options.connectTimeout,
                                                  answerTimeout: options.answerTimeout)
         } catch {
-            throw Self.graphError(error, at: where_)
+            throw Self.graphError(error, at: location)
         }
         state.withLock { $0.counting = true }
         connected()
@@ -273,7 +273,7 @@ public final class CallJoin: Sendable {
                 }
             } catch {
                 socket.close(code: 1000, timeout: 1)
-                throw Self.graphError(error, at: where_)
+                throw Self.graphError(error, at: location)
             }
         }
         let closedAt = TCPConnection.now()
@@ -282,7 +282,7 @@ public final class CallJoin: Sendable {
         if let serverClose, serverClose.code != 1000 {
             var text = "the server closed the connection with \(serverClose.code)"
             if !serverClose.reason.isEmpty { text += ": \(serverClose.reason)" }
-            throw GraphError(.io, at: where_, text)
+            throw GraphError(.io, at: location, text)
         }
         if reader != nil { waitForLastCaptions(after: closedAt, lastVoiced: lastVoiced) }
         let final = state.withLock { $0 }
