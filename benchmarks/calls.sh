@@ -108,7 +108,10 @@ EOF
     wait "${pids[$i]}" || { cat "$dir/run$((i + 1)).log" >&2; die "audiograph run of p$((i + 1)) failed"; }
   done
   for i in $(seq 1 "$n"); do
-    grep -q '"text"' "$dir/run$i-captions.json" || die "audiograph run of p$i transcribed nothing"
+    # A participant with no turn in this call's script says nothing: only those who spoke must be transcribed.
+    if cut -f1 "$dir/script.tsv" | grep -qx "p$i"; then
+      grep -q '"text"' "$dir/run$i-captions.json" || die "audiograph run of p$i transcribed nothing"
+    fi
   done
   SEPARATE_USAGE=$(cat "$dir"/run*.time | awk '{ kb += $1; cpu += $2 + $3 } END { printf "%d %.2f", kb, cpu }')
 }
