@@ -74,8 +74,6 @@ def make(args):
         previous = speaker
         overlap = n > 1 and rng.random() < 0.1
         gap = -min(0.8, 0.3 * seconds) if overlap else rng.uniform(0.4, 1.2)
-        if overlap:
-            turns[-1].append(True)  # the next turn overlaps this one
         t = t + seconds + gap
     # Mark both turns of each overlap.
     for i in range(len(turns) - 1):
@@ -87,7 +85,7 @@ def make(args):
     floor = 32768 * 10 ** (-55 / 20)
     for p in range(n):
         track = [int(noise.gauss(0, floor)) for _ in range(total)]
-        for speaker, start, samples, _, _ in (turn[:5] for turn in turns):
+        for speaker, start, samples, _, _ in turns:
             if speaker != p:
                 continue
             offset = int(start * RATE)
@@ -101,7 +99,7 @@ def make(args):
             w.setframerate(RATE)
             w.writeframes(data)
     with open(out / "script.tsv", "w") as f:
-        for speaker, start, samples, text, overlapped in (turn[:5] for turn in turns):
+        for speaker, start, samples, text, overlapped in turns:
             f.write(f"p{speaker + 1}\t{start:.3f}\t{start + len(samples) / RATE:.3f}\t{overlapped}\t{text}\n")
     for name in ("say.wav", "say22.wav"):
         (out / name).unlink(missing_ok=True)
@@ -127,7 +125,7 @@ async def captions(base, session, token, finals, t0_box, ready):
             while b"\n\n" in buffer:
                 event, buffer = buffer.split(b"\n\n", 1)
                 for line in event.split(b"\n"):
-                    # Chunked transfer framing lines are skipped: only data lines are JSON.
+                    # HTTP/1.0: no chunked framing; only data lines are JSON.
                     if line.startswith(b"data: "):
                         try:
                             payload = json.loads(line[6:])
